@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the RoCE v2 entropy helpers.
+ *
+ * The golden vectors live in roce_entropy_vectors.h, shared with the
+ * userspace tool's tests; the properties below hold for every policy.
+ */
+
+#include <kunit/test.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <rdma/roce_entropy.h>
+
+#include "core_priv.h"
+#include "roce_entropy_vectors.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+static const enum rdma_entropy_policy all_policies[] = {
+	RDMA_ENTROPY_OFF,
+	RDMA_ENTROPY_RFC,
+	RDMA_ENTROPY_MIX,
+};
+
+static void policy_desc(const enum rdma_entropy_policy *p, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", rdma_entropy_name(*p));
+}
+
+KUNIT_ARRAY_PARAM(policy, all_policies, policy_desc);
+
+/* A fixed pseudo-random walk over the input space, the same on every run. */
+static u32 next_input(u32 *state)
+{
+	*state = *state * 1664525 + 1013904223;
+	return *state;
+}
+
+#define PROPERTY_ROUNDS 4096
+
+/* ---- golden vectors ---- */
+
+struct fold_vector {
+	u32 fl;
+	u16 udp_sport;
+};
+
+#define FOLD_ROW(_fl, _sport) { .fl = _fl, .udp_sport = _sport },
+static const struct fold_vector fold_vectors[] = {
+	ROCE_ENTROPY_FOLD_VECTORS(FOLD_ROW)
+};
+
+static void fold_desc(const struct fold_vector *v, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "fl %#07x", v->fl);
+}
+
+KUNIT_ARRAY_PARAM(fold, fold_vectors, fold_desc);
+
+static void roce_entropy_fold_golden(struct kunit *test)
+{
+	const struct fold_vector *v = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdma_flow_label_to_udp_sport(v->fl), v->udp_sport);
+}
+
+struct cm_vector {
+	enum rdma_entropy_policy policy;
+	u16 sport;
+	u16 dport;
+	u32 fl;
+	u16 udp_sport;
+};
+
+#define CM_ROW(_p, _s, _d, _fl, _sport)					\
+	{ .policy = RDMA_ENTROPY_##_p, .sport = _s, .dport = _d,	\
+	  .fl = _fl, .udp_sport = _sport },
+static const struct cm_vector cm_vectors[] = {
+	ROCE_ENTROPY_CM_VECTORS(CM_ROW)
+};
+
+static void cm_desc(const struct cm_vector *v, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s ports %u %u",
+		 rdma_entropy_name(v->policy), v->sport, v->dport);
+}
+
+KUNIT_ARRAY_PARAM(cm, cm_vectors, cm_desc);
+
+static void roce_entropy_cm_golden(struct kunit *test)
+{
+	const struct cm_vector *v = test->param_value;
+	u32 fl = rdma_entropy_cm_flow_label(v->policy, v->sport, v->dport);
+
+	KUNIT_EXPECT_EQ(test, fl, v->fl);
+	KUNIT_EXPECT_EQ(test, rdma_flow_label_to_udp_sport(fl), v->udp_sport);
+}
+
+struct qpn_vector {
+	enum rdma_entropy_policy policy;
+	u32 lqpn;
+	u32 rqpn;
+	u32 app_fl;
+	u32 fl;
+	u16 udp_sport;
+};
+
+#define QPN_ROW(_p, _l, _r, _app, _fl, _sport)				\
+	{ .policy = RDMA_ENTROPY_##_p, .lqpn = _l, .rqpn = _r,		\
+	  .app_fl = _app, .fl = _fl, .udp_sport = _sport },
+static const struct qpn_vector qpn_vectors[] = {
+	ROCE_ENTROPY_QPN_VECTORS(QPN_ROW)
+};
+
+static const struct qpn_vector ud_vectors[] = {
+	ROCE_ENTROPY_UD_VECTORS(QPN_ROW)
+};
+
+static void qpn_desc(const struct qpn_vector *v, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s qpns %#x %#x fl %#x",
+		 rdma_entropy_name(v->policy), v->lqpn, v->rqpn, v->app_fl);
+}
+
+KUNIT_ARRAY_PARAM(qpn, qpn_vectors, qpn_desc);
+KUNIT_ARRAY_PARAM(ud, ud_vectors, qpn_desc);
+
+static void roce_entropy_qpn_golden(struct kunit *test)
+{
+	const struct qpn_vector *v = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdma_entropy_flow_label(v->policy, v->app_fl,
+						      v->lqpn, v->rqpn),
+			v->fl);
+	KUNIT_EXPECT_EQ(test, rdma_entropy_udp_sport(v->policy, v->app_fl,
+						     v->lqpn, v->rqpn),
+			v->udp_sport);
+}
+
+static void roce_entropy_ud_golden(struct kunit *test)
+{
+	const struct qpn_vector *v = test->param_value;
+	u32 fl = rdma_entropy_ud_flow_label(v->policy, v->app_fl, v->lqpn,
+					    v->rqpn);
+
+	KUNIT_EXPECT_EQ(test, fl, v->fl);
+	KUNIT_EXPECT_EQ(test, rdma_flow_label_to_udp_sport(fl), v->udp_sport);
+}
+
+/* ---- properties, for every policy ---- */
+
+static void roce_entropy_cm_symmetric(struct kunit *test)
+{
+	enum rdma_entropy_policy p = *(const enum rdma_entropy_policy *)
+		test->param_value;
+	u32 state = 1;
+	int i;
+
+	for (i = 0; i < PROPERTY_ROUNDS; i++) {
+		u16 a = next_input(&state) >> 16, b = next_input(&state) >> 16;
+
+		KUNIT_ASSERT_EQ_MSG(test, rdma_entropy_cm_flow_label(p, a, b),
+				    rdma_entropy_cm_flow_label(p, b, a),
+				    "ports %u %u", a, b);
+	}
+}
+
+static void roce_entropy_qpn_symmetric(struct kunit *test)
+{
+	enum rdma_entropy_policy p = *(const enum rdma_entropy_policy *)
+		test->param_value;
+	u32 state = 2;
+	int i;
+
+	for (i = 0; i < PROPERTY_ROUNDS; i++) {
+		u32 a = next_input(&state) >> 8, b = next_input(&state) >> 8;
+
+		KUNIT_ASSERT_EQ_MSG(test, rdma_entropy_qpn_flow_label(p, a, b),
+				    rdma_entropy_qpn_flow_label(p, b, a),
+				    "qpns %#x %#x", a, b);
+		KUNIT_ASSERT_EQ(test, rdma_entropy_udp_sport(p, 0, a, b),
+				rdma_entropy_udp_sport(p, 0, b, a));
+	}
+}
+
+/* Flow labels fit 20 bits, ports 0xC000-0xFFFF, extremes included. */
+static void roce_entropy_ranges(struct kunit *test)
+{
+	enum rdma_entropy_policy p = *(const enum rdma_entropy_policy *)
+		test->param_value;
+	u32 state = 3;
+	int i;
+
+	for (i = 0; i < PROPERTY_ROUNDS; i++) {
+		u32 a = next_input(&state), b = next_input(&state);
+		u32 lqpn = i ? a & 0xffffff : 0xffffff;
+		u32 rqpn = i ? b & 0xffffff : 0xffffff;
+		u16 sport = i ? a >> 16 : 0xffff, dport = i ? b >> 16 : 0xffff;
+		u16 udp;
+
+		KUNIT_ASSERT_EQ(test,
+				rdma_entropy_cm_flow_label(p, sport, dport) &
+				~IB_GRH_FLOWLABEL_MASK, 0);
+		KUNIT_ASSERT_EQ(test,
+				rdma_entropy_qpn_flow_label(p, lqpn, rqpn) &
+				~IB_GRH_FLOWLABEL_MASK, 0);
+		/* an oversized application flow label is masked, not passed */
+		KUNIT_ASSERT_EQ(test, rdma_entropy_flow_label(p, a, lqpn, rqpn) &
+				~IB_GRH_FLOWLABEL_MASK, 0);
+		udp = rdma_entropy_udp_sport(p, 0, lqpn, rqpn);
+		KUNIT_ASSERT_GE(test, udp, IB_ROCE_UDP_ENCAP_VALID_PORT_MIN);
+		KUNIT_ASSERT_LE(test, udp, IB_ROCE_UDP_ENCAP_VALID_PORT_MAX);
+	}
+}
+
+/* A zero product has no entropy: no flow label, the base port. */
+static void roce_entropy_zero_inputs(struct kunit *test)
+{
+	enum rdma_entropy_policy p = *(const enum rdma_entropy_policy *)
+		test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdma_entropy_cm_flow_label(p, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, rdma_entropy_cm_flow_label(p, 0, 4791), 0);
+	KUNIT_EXPECT_EQ(test, rdma_entropy_qpn_flow_label(p, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, rdma_entropy_qpn_flow_label(p, 0x11, 0), 0);
+	KUNIT_EXPECT_EQ(test, rdma_entropy_udp_sport(p, 0, 0, 0x11), 0xc000);
+}
+
+/* The application's flow label wins under every policy, masked to 20 bits. */
+static void roce_entropy_app_flow_label_wins(struct kunit *test)
+{
+	enum rdma_entropy_policy p = *(const enum rdma_entropy_policy *)
+		test->param_value;
+	u32 state = 4;
+	int i;
+
+	for (i = 0; i < PROPERTY_ROUNDS; i++) {
+		u32 fl = next_input(&state) & IB_GRH_FLOWLABEL_MASK;
+		u32 lqpn = next_input(&state) >> 8;
+		u32 rqpn = next_input(&state) >> 8;
+
+		if (!fl)
+			continue;
+		KUNIT_ASSERT_EQ(test, rdma_entropy_flow_label(p, fl, lqpn, rqpn),
+				fl);
+		KUNIT_ASSERT_EQ(test,
+				rdma_entropy_ud_flow_label(p, fl, lqpn,
+							   IB_MULTICAST_QPN),
+				fl);
+		KUNIT_ASSERT_EQ(test, rdma_entropy_udp_sport(p, fl, lqpn, rqpn),
+				rdma_flow_label_to_udp_sport(fl));
+	}
+	KUNIT_EXPECT_EQ(test, rdma_entropy_flow_label(p, 0xfff12345, 1, 1),
+			0x12345);
+}
+
+/* A UD send to the multicast QPN depends on the source QPN only. */
+static void roce_entropy_ud_multicast(struct kunit *test)
+{
+	enum rdma_entropy_policy p = *(const enum rdma_entropy_policy *)
+		test->param_value;
+	u32 state = 5;
+	int i;
+
+	for (i = 0; i < PROPERTY_ROUNDS; i++) {
+		u32 sqpn = next_input(&state) >> 8;
+
+		KUNIT_ASSERT_EQ(test,
+				rdma_entropy_ud_flow_label(p, 0, sqpn,
+							   IB_MULTICAST_QPN),
+				rdma_entropy_qpn_flow_label(p, sqpn, 1));
+	}
+}
+
+/* ---- policy specifics ---- */
+
+static void roce_entropy_off_generates_nothing(struct kunit *test)
+{
+	u32 state = 6;
+	int i;
+
+	for (i = 0; i < PROPERTY_ROUNDS; i++) {
+		u32 a = next_input(&state), b = next_input(&state);
+
+		KUNIT_ASSERT_EQ(test,
+				rdma_entropy_cm_flow_label(RDMA_ENTROPY_OFF,
+							   a >> 16, b >> 16),
+				0);
+		KUNIT_ASSERT_EQ(test,
+				rdma_entropy_udp_sport(RDMA_ENTROPY_OFF, 0,
+						       a >> 8, b >> 8),
+				0xc000);
+	}
+}
+
+/* "rfc" is exactly what 6.12's rdma_get_udp_sport() already puts on the wire */
+static void roce_entropy_rfc_matches_6_12(struct kunit *test)
+{
+	u32 state = 7;
+	int i;
+
+	for (i = 0; i < PROPERTY_ROUNDS; i++) {
+		u32 fl = i & 1 ? next_input(&state) & IB_GRH_FLOWLABEL_MASK : 0;
+		u32 lqpn = next_input(&state) >> 8;
+		u32 rqpn = next_input(&state) >> 8;
+
+		KUNIT_ASSERT_EQ(test,
+				rdma_entropy_udp_sport(RDMA_ENTROPY_RFC, fl,
+						       lqpn, rqpn),
+				rdma_get_udp_sport(fl, lqpn, rqpn));
+	}
+}
+
+/*
+ * Behind a switch that hashes the low bits of the port, the RFC hash of
+ * equal small QPNs (squares) reaches only 3 of 8 paths; "mix" reaches all.
+ */
+static void roce_entropy_mix_low_bits(struct kunit *test)
+{
+	unsigned long rfc_seen = 0, mix_seen = 0;
+	u32 qpn;
+
+	for (qpn = 16; qpn < 80; qpn++) {
+		rfc_seen |= BIT(rdma_entropy_udp_sport(RDMA_ENTROPY_RFC, 0,
+						       qpn, qpn) & 7);
+		mix_seen |= BIT(rdma_entropy_udp_sport(RDMA_ENTROPY_MIX, 0,
+						       qpn, qpn) & 7);
+	}
+	KUNIT_EXPECT_EQ(test, rfc_seen, BIT(0) | BIT(1) | BIT(4));
+	KUNIT_EXPECT_EQ(test, mix_seen, 0xffUL);
+}
+
+/* ---- the knob's parser ---- */
+
+struct parse_case {
+	const char *str;
+	int expected;
+};
+
+static char overlong[PAGE_SIZE];
+
+static const struct parse_case parse_cases[] = {
+	{ "off", RDMA_ENTROPY_OFF },
+	{ "rfc", RDMA_ENTROPY_RFC },
+	{ "mix", RDMA_ENTROPY_MIX },
+	{ "off\n", RDMA_ENTROPY_OFF },
+	{ "rfc\n", RDMA_ENTROPY_RFC },
+	{ "mix\n", RDMA_ENTROPY_MIX },
+	{ "", -EINVAL },
+	{ "\n", -EINVAL },
+	{ "rf", -EINVAL },
+	{ "rfcx", -EINVAL },
+	{ "rfc\n\n", -EINVAL },
+	{ " rfc", -EINVAL },
+	{ "RFC", -EINVAL },
+	{ "on", -EINVAL },
+	{ "mix\nrfc", -EINVAL },
+	{ overlong, -EINVAL },
+};
+
+static void parse_desc(const struct parse_case *c, char *desc)
+{
+	if (c->str == overlong)
+		snprintf(desc, KUNIT_PARAM_DESC_SIZE, "overlong");
+	else
+		snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%*pE\"",
+			 (int)strlen(c->str), c->str);
+}
+
+KUNIT_ARRAY_PARAM(parse, parse_cases, parse_desc);
+
+static int roce_entropy_parse_init(struct kunit *test)
+{
+	/* "rfcrfcrfc...", one byte short of a page, NUL-terminated */
+	memset(overlong, 'x', sizeof(overlong) - 1);
+	memcpy(overlong, "rfc", 3);
+	return 0;
+}
+
+static void roce_entropy_parse_names(struct kunit *test)
+{
+	const struct parse_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdma_entropy_parse(c->str), c->expected);
+}
+
+static void roce_entropy_names_round_trip(struct kunit *test)
+{
+	enum rdma_entropy_policy p = *(const enum rdma_entropy_policy *)
+		test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdma_entropy_parse(rdma_entropy_name(p)), (int)p);
+}
+
+static struct kunit_case roce_entropy_hash_cases[] = {
+	KUNIT_CASE_PARAM(roce_entropy_fold_golden, fold_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_cm_golden, cm_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_qpn_golden, qpn_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_ud_golden, ud_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_cm_symmetric, policy_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_qpn_symmetric, policy_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_ranges, policy_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_zero_inputs, policy_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_app_flow_label_wins, policy_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_ud_multicast, policy_gen_params),
+	KUNIT_CASE(roce_entropy_off_generates_nothing),
+	KUNIT_CASE(roce_entropy_rfc_matches_6_12),
+	KUNIT_CASE(roce_entropy_mix_low_bits),
+	{}
+};
+
+static struct kunit_suite roce_entropy_hash_suite = {
+	.name = "roce_entropy",
+	.test_cases = roce_entropy_hash_cases,
+};
+
+static struct kunit_case roce_entropy_policy_cases[] = {
+	KUNIT_CASE_PARAM(roce_entropy_parse_names, parse_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_names_round_trip, policy_gen_params),
+	{}
+};
+
+static struct kunit_suite roce_entropy_policy_suite = {
+	.name = "roce_entropy_policy",
+	.init = roce_entropy_parse_init,
+	.test_cases = roce_entropy_policy_cases,
+};
+
+kunit_test_suites(&roce_entropy_hash_suite, &roce_entropy_policy_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the RoCE v2 entropy helpers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * RoCE v2 entropy: the IPv6 flow label and UDP source port of a connection.
+ *
+ * ECMP routers and LAGs hash the outer UDP/IP headers, so the UDP source port
+ * (and, on IPv6, the flow label) is the only per-connection entropy they see.
+ * These helpers derive both from what the two ends of a connection share: the
+ * rdma_cm ports, or the two QP numbers.  Every hash is symmetric in its two
+ * inputs, so both ends, and both directions, compute the same value.
+ *
+ * The UDP source port is always the RFC fold of the flow label,
+ * rdma_flow_label_to_udp_sport(), and a non-zero flow label that the
+ * application set always wins over a generated one.
+ *
+ * See Documentation/infiniband/roce_entropy.rst.
+ */
+#ifndef _RDMA_ROCE_ENTROPY_H
+#define _RDMA_ROCE_ENTROPY_H
+
+#include <linux/hash.h>
+#include <rdma/ib_verbs.h>
+
+/**
+ * enum rdma_entropy_policy - how flow labels are generated on a port
+ * @RDMA_ENTROPY_OFF: none are: flow label 0, UDP source port 0xC000
+ * @RDMA_ENTROPY_RFC: the "RoCE v2.0 Entropy" RFC v2 product-and-fold hashes
+ * @RDMA_ENTROPY_MIX: the same symmetric products, then a multiplicative mix
+ * @RDMA_ENTROPY_NR: number of policies
+ */
+enum rdma_entropy_policy {
+	RDMA_ENTROPY_OFF,
+	RDMA_ENTROPY_RFC,
+	RDMA_ENTROPY_MIX,
+	RDMA_ENTROPY_NR,
+};
+
+/**
+ * rdma_calc_cm_flow_label - the RFC flow label of an rdma_cm connection
+ * @sport: rdma_cm source port
+ * @dport: rdma_cm destination port
+ *
+ * The CM counterpart of rdma_calc_flow_label(): the 32-bit product of the two
+ * ports, folded to 20 bits.
+ */
+static inline u32 rdma_calc_cm_flow_label(u16 sport, u16 dport)
+{
+	u32 hash = (u32)dport * sport;
+
+	hash ^= hash >> 16;
+	hash ^= hash >> 8;
+
+	return hash & IB_GRH_FLOWLABEL_MASK;
+}
+
+/*
+ * The "mix" policy keeps the top 20 bits of the product times the golden
+ * ratio (Fibonacci hashing).  It is spelled out rather than calling
+ * hash_32()/hash_64(), whose results may differ between architectures: these
+ * values go on the wire and must be the same on every host.
+ */
+static inline u32 rdma_mix_cm_flow_label(u16 sport, u16 dport)
+{
+	return ((u32)dport * sport * GOLDEN_RATIO_32) >> 12;
+}
+
+static inline u32 rdma_mix_qpn_flow_label(u32 lqpn, u32 rqpn)
+{
+	return ((u64)lqpn * rqpn * GOLDEN_RATIO_64) >> 44;
+}
+
+/**
+ * rdma_entropy_cm_flow_label - flow label of an rdma_cm connection
+ * @policy: the port's policy
+ * @sport: rdma_cm source port
+ * @dport: rdma_cm destination port
+ *
+ * Return: the 20-bit flow label, 0 under RDMA_ENTROPY_OFF.
+ */
+static inline u32 rdma_entropy_cm_flow_label(enum rdma_entropy_policy policy,
+					     u16 sport, u16 dport)
+{
+	switch (policy) {
+	case RDMA_ENTROPY_RFC:
+		return rdma_calc_cm_flow_label(sport, dport);
+	case RDMA_ENTROPY_MIX:
+		return rdma_mix_cm_flow_label(sport, dport);
+	default:
+		return 0;
+	}
+}
+
+/**
+ * rdma_entropy_qpn_flow_label - flow label of a connection without rdma_cm
+ * @policy: the port's policy
+ * @lqpn: local QP number
+ * @rqpn: remote QP number
+ *
+ * Return: the 20-bit flow label, 0 under RDMA_ENTROPY_OFF.
+ */
+static inline u32 rdma_entropy_qpn_flow_label(enum rdma_entropy_policy policy,
+					      u32 lqpn, u32 rqpn)
+{
+	switch (policy) {
+	case RDMA_ENTROPY_RFC:
+		return rdma_calc_flow_label(lqpn, rqpn);
+	case RDMA_ENTROPY_MIX:
+		return rdma_mix_qpn_flow_label(lqpn, rqpn);
+	default:
+		return 0;
+	}
+}
+
+/**
+ * rdma_entropy_flow_label - the flow label a QP or AH uses
+ * @policy: the port's policy
+ * @fl: the flow label the consumer set in the address, 0 if none
+ * @lqpn: local QP number
+ * @rqpn: remote QP number
+ *
+ * A flow label set by the consumer always wins; otherwise @policy generates
+ * one from the QP numbers.
+ */
+static inline u32 rdma_entropy_flow_label(enum rdma_entropy_policy policy,
+					  u32 fl, u32 lqpn, u32 rqpn)
+{
+	fl &= IB_GRH_FLOWLABEL_MASK;
+	if (fl)
+		return fl;
+
+	return rdma_entropy_qpn_flow_label(policy, lqpn, rqpn);
+}
+
+/**
+ * rdma_entropy_ud_flow_label - the flow label of one UD send
+ * @policy: the port's policy
+ * @fl: the flow label of the send's address handle, 0 if none
+ * @sqpn: source QP number
+ * @dqpn: destination QP number of the work request
+ *
+ * As rdma_entropy_flow_label(), except that a send to the multicast QPN
+ * depends on the source QPN alone: the multicast QPN is replaced by 1, the
+ * identity of the product.
+ */
+static inline u32 rdma_entropy_ud_flow_label(enum rdma_entropy_policy policy,
+					     u32 fl, u32 sqpn, u32 dqpn)
+{
+	if (dqpn == IB_MULTICAST_QPN)
+		dqpn = 1;
+
+	return rdma_entropy_flow_label(policy, fl, sqpn, dqpn);
+}
+
+/**
+ * rdma_entropy_udp_sport - the RoCE v2 UDP source port a QP or AH uses
+ * @policy: the port's policy
+ * @fl: the flow label the consumer set in the address, 0 if none
+ * @lqpn: local QP number
+ * @rqpn: remote QP number
+ *
+ * Return: the fold of rdma_entropy_flow_label() into 0xC000-0xFFFF.
+ */
+static inline u16 rdma_entropy_udp_sport(enum rdma_entropy_policy policy,
+					 u32 fl, u32 lqpn, u32 rqpn)
+{
+	return rdma_flow_label_to_udp_sport(rdma_entropy_flow_label(policy, fl,
+								     lqpn, rqpn));
+}
+
+/**
+ * rdma_port_entropy - the entropy policy of a port
+ * @dev: the device
+ * @port: the port number
+ *
+ * Lockless: the policy can change at any time through sysfs; a QP or AH
+ * samples it once when its address is set.
+ */
+static inline enum rdma_entropy_policy
+rdma_port_entropy(const struct ib_device *dev, u32 port)
+{
+	return READ_ONCE(dev->port_data[port].roce_entropy);
+}
+
+#endif /* _RDMA_ROCE_ENTROPY_H */
