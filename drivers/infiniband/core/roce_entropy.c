@@ -92,8 +92,13 @@ static ssize_t roce_entropy_store(struct ib_device *ibdev, u32 port_num,
 				  struct ib_port_attribute *attr,
 				  const char *buf, size_t count)
 {
-	int policy = rdma_entropy_parse(buf);
+	int policy;
 
+	/* "rfc\0junk" is not "rfc" */
+	if (memchr(buf, '\0', count))
+		return -EINVAL;
+
+	policy = rdma_entropy_parse(buf);
 	if (policy < 0)
 		return policy;
 

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# RoCE v2 entropy: out-of-tree build and tests against Linux 6.12.
+# See README.md.  Every target installs what it is missing first.
+#
+#   make check            every test (what CI runs)
+#   make demo             the demonstration
+#   make modules          build/modules/*.ko (W=1, C=1 passed to Kbuild)
+#   make kernel           the QEMU test kernel, cached outside the repo
+#   make kunit            the KUnit suites with kunit.py under QEMU
+#   make vm-run SCRIPT=f  boot the test VM with our modules and run f
+#
+# KSRC=<6.12 tree> overrides Debian's linux-source-6.12; CACHE=<dir> moves
+# the cache (default $XDG_CACHE_HOME/roce-entropy).
+
+SHELL := /bin/bash
+TOOLS := tools/build
+
+.PHONY: all deps kernel modules kunit vm-run check demo clean help
+
+all: modules
+
+help:
+	@sed -n 's/^#   //p' Makefile
+
+deps:
+	@$(TOOLS)/deps.sh
+
+kernel: deps
+	@$(TOOLS)/kernel.sh
+
+modules: kernel
+	@W="$(W)" C="$(C)" $(TOOLS)/modules.sh
+
+kunit: deps
+	@$(TOOLS)/kunit.sh
+
+vm-run: modules
+	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script" >&2; exit 2; }
+	@tools/qemu/vm-run.sh $(SCRIPT)
+
+check:
+	@tools/check.sh
+
+demo:
+	@echo "make demo: not yet: the ECMP demonstration arrives with the rxe/rdma_cm"
+	@echo "and demo issues.  'make check' builds everything and runs every test;"
+	@echo "'make vm-run SCRIPT=tools/qemu/tests/smoke.sh' boots the test VM."
+
+clean:
+	rm -rf build

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: every test, from nothing.  Ends with "N passed, N failed".
+. "$(dirname "$0")/build/common.sh"
+set +e
+
+PASS=0 FAIL=0
+start=$SECONDS
+mkdir -p "$BUILD"
+LOG=$BUILD/check.log
+: > "$LOG"
+
+result() {
+	if [ "$1" = 0 ]; then
+		PASS=$((PASS + 1)); echo "ok - $2"
+	else
+		FAIL=$((FAIL + 1)); echo "not ok - $2"
+	fi | tee -a "$LOG"
+}
+
+finish() {
+	echo "make check: $((SECONDS - start)) s; details in $LOG and build/vm/last/"
+	echo "$PASS passed, $FAIL failed"
+	[ "$FAIL" = 0 ]
+	exit
+}
+
+# stage NAME CMD...: a prerequisite; its failure ends the run.
+stage() {
+	local name=$1
+
+	shift
+	say "$name"
+	"$@"
+	local rc=$?
+	result $rc "$name"
+	[ $rc = 0 ] || finish
+}
+
+stage "Debian packages" "$REPO/tools/build/deps.sh"
+stage "test kernel" "$REPO/tools/build/kernel.sh"
+stage "out-of-tree modules" "$REPO/tools/build/modules.sh"
+
+say "checkpatch --strict on our kernel files and patches"
+ksrc_init
+for f in $(cd "$REPO" && find include drivers -name '*.[ch]' | sort) \
+	$(sed -n 's|^\([^#].*\)|patches/\1|p' "$REPO/patches/series"); do
+	case $f in
+	patches/*) opts="--no-signoff" ;;
+	*) opts="--no-tree -f" ;;
+	esac
+	out=$(cd "$REPO" && "$KSRC/scripts/checkpatch.pl" --strict --quiet $opts \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG "$f" 2>&1)
+	rc=$?
+	[ $rc = 0 ] || echo "$out"
+	result $rc "checkpatch --strict $f"
+done
+
+say "KUnit (kunit.py, x86_64 under QEMU)"
+"$REPO/tools/build/kunit.sh"
+rc=$?
+if [ -f "$BUILD/kunit.summary" ]; then
+	read -r kp kf < <(sed -nE 's/.*passed: ([0-9]+), failed: ([0-9]+).*/\1 \2/p' \
+		"$BUILD/kunit.summary")
+	PASS=$((PASS + ${kp:-0})) FAIL=$((FAIL + ${kf:-0}))
+	echo "KUnit: $(cat "$BUILD/kunit.summary")" | tee -a "$LOG"
+fi
+[ $rc = 0 ] || result 1 "KUnit run"
+
+say "VM tests: smoke, knob, KUnit module, rdma-core pyverbs"
+t=$REPO/tools/qemu/tests
+"$REPO/tools/qemu/vm-run.sh" "$t/smoke.sh" "$t/knob.sh" "$t/kunit-module.sh" \
+	"$t/pyverbs.sh" > "$BUILD/vm-tests.log" 2>&1
+rc=$?
+grep -E '^(not )?ok - ' "$BUILD/vm-tests.log" | tee -a "$LOG"
+vp=$(grep -c '^ok - ' "$BUILD/vm-tests.log")
+vf=$(grep -c '^not ok - ' "$BUILD/vm-tests.log")
+PASS=$((PASS + vp)) FAIL=$((FAIL + vf))
+if [ $rc != 0 ] && [ "$vf" = 0 ]; then
+	tail -n 30 "$BUILD/vm-tests.log"
+	result 1 "VM run (exit $rc, see $BUILD/vm-tests.log)"
+fi
+
+finish

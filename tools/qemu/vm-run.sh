@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot the test kernel in QEMU with our RDMA modules, bring up the standard
+# topology and run SCRIPT(s) as root; print their output and exit with their
+# status.  See README.md, "The QEMU harness".
+#
+#   tools/qemu/vm-run.sh SCRIPT [SCRIPT...]
+#
+# STOCK=1       load the kernel's own RDMA modules instead of ours
+# ACCEL=kvm     try KVM (default tcg: KVM is unusable on this machine kind)
+# VM_TIMEOUT=s  kill the VM after s seconds (default 900): a failure
+# VM_MEM=MiB    guest memory (default 2048)
+. "$(dirname "$0")/../build/common.sh"
+
+[ $# -ge 1 ] || die "usage: vm-run.sh SCRIPT [SCRIPT...]"
+scripts=
+for s in "$@"; do
+	[ -f "$s" ] || die "no such script: $s"
+	scripts="$scripts${scripts:+,}$(realpath "$s")"
+done
+case $scripts in
+*' '*) die "script paths must not contain spaces" ;;
+esac
+
+ksrc_init
+[ -f "$KBUILD/.built-ok" ] || die "no test kernel: run 'make kernel'"
+[ "${STOCK:-0}" = 1 ] || [ -f "$BUILD/modules/ib_core.ko" ] ||
+	die "no modules in $BUILD/modules: run 'make modules'"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
+
+out=$BUILD/vm/$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$out"
+ln -sfn "$out" "$BUILD/vm/last"
+: > "$out/result"
+
+accel=tcg
+if [ "${ACCEL:-tcg}" = kvm ]; then
+	if [ -w /dev/kvm ]; then accel=kvm; else say "no usable /dev/kvm, using TCG"; fi
+fi
+timeout=${VM_TIMEOUT:-900}
+
+append="console=ttyS0 root=/dev/root rootfstype=9p ro"
+append="$append rootflags=trans=virtio,version=9p2000.L,msize=262144"
+append="$append init=$REPO/tools/qemu/guest-init.sh panic=-1 oops=panic"
+append="$append panic_on_warn=1 loglevel=4 net.ifnames=0"
+append="$append rte_repo=$REPO rte_out=$out rte_scripts=$scripts"
+append="$append rte_modules=$BUILD/modules rte_modroot=$MODROOT"
+append="$append rte_stock=${STOCK:-0}"
+
+say "booting Linux $KVER ($accel, timeout ${timeout} s), output in $out"
+rc=0
+timeout -k 10 "$timeout" qemu-system-x86_64 \
+	-accel "$accel" -cpu max -m "${VM_MEM:-2048}" -smp 2 \
+	-nographic -no-reboot -nodefaults -serial stdio \
+	-kernel "$KBUILD/arch/x86/boot/bzImage" -append "$append" \
+	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
+	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
+	-fsdev local,id=out,path="$out",security_model=none,multidevs=remap \
+	-device virtio-9p-pci,fsdev=out,mount_tag=out \
+	-device virtio-serial-pci \
+	-chardev file,id=result,path="$out/result" \
+	-device virtserialport,chardev=result,name=result \
+	</dev/null 2>&1 | tee "$out/console.log" || rc=$?
+# tee's status hides qemu's; PIPESTATUS is gone after '||', so ask again.
+if [ "$rc" = 0 ] && grep -q 'Kernel panic - not syncing' "$out/console.log" &&
+	! grep -q 'Attempted to kill init' "$out/console.log"; then
+	echo "vm-run: FAIL: the guest kernel panicked" >&2
+	exit 1
+fi
+
+status=$(tr -dc '0-9' < "$out/result")
+if [ -z "$status" ]; then
+	echo "vm-run: FAIL: the VM gave no result (hung, crashed or timed out after ${timeout} s); see $out/console.log" >&2
+	exit 1
+fi
+say "guest exit status $status"
+exit "$status"
