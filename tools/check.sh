@@ -43,18 +43,23 @@ stage "out-of-tree modules" "$REPO/tools/build/modules.sh"
 
 say "checkpatch --strict on our kernel files and patches"
 ksrc_init
-for f in $(cd "$REPO" && find include drivers -name '*.[ch]' | sort) \
-	$(sed -n 's|^\([^#].*\)|patches/\1|p' "$REPO/patches/series"); do
-	case $f in
-	patches/*) opts="--no-signoff" ;;
-	*) opts="--no-tree -f" ;;
-	esac
-	out=$(cd "$REPO" && "$KSRC/scripts/checkpatch.pl" --strict --quiet $opts \
-		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG "$f" 2>&1)
+checkpatch() {
+	local out rc
+
+	out=$("$KSRC/scripts/checkpatch.pl" --strict --quiet "$@" 2>&1)
 	rc=$?
 	[ $rc = 0 ] || echo "$out"
-	result $rc "checkpatch --strict $f"
+	return $rc
+}
+for f in $(cd "$REPO" && find include drivers -name '*.[ch]' | sort); do
+	checkpatch --no-tree -f "$REPO/$f"
+	result $? "checkpatch --strict $f"
 done
+while read -r p; do
+	case $p in ''|'#'*) continue ;; esac
+	checkpatch "$REPO/patches/$p"
+	result $? "checkpatch --strict patches/$p"
+done < "$REPO/patches/series"
 
 say "KUnit (kunit.py, x86_64 under QEMU)"
 "$REPO/tools/build/kunit.sh"

@@ -40,108 +40,75 @@ static u32 next_input(u32 *state)
 
 /* ---- golden vectors ---- */
 
-struct fold_vector {
-	u32 fl;
-	u16 udp_sport;
-};
+/* The vectors name policies as the knob does; this also exercises the parser. */
+static enum rdma_entropy_policy vector_policy(struct kunit *test,
+					      const char *name)
+{
+	int policy = rdma_entropy_parse(name);
 
-#define FOLD_ROW(_fl, _sport) { .fl = _fl, .udp_sport = _sport },
-static const struct fold_vector fold_vectors[] = {
-	ROCE_ENTROPY_FOLD_VECTORS(FOLD_ROW)
-};
+	KUNIT_ASSERT_GE_MSG(test, policy, 0, "policy \"%s\"", name);
+	return policy;
+}
 
-static void fold_desc(const struct fold_vector *v, char *desc)
+static void fold_desc(const struct roce_entropy_fold_vector *v, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "fl %#07x", v->fl);
 }
 
-KUNIT_ARRAY_PARAM(fold, fold_vectors, fold_desc);
+KUNIT_ARRAY_PARAM(fold, roce_entropy_fold_vectors, fold_desc);
 
 static void roce_entropy_fold_golden(struct kunit *test)
 {
-	const struct fold_vector *v = test->param_value;
+	const struct roce_entropy_fold_vector *v = test->param_value;
 
 	KUNIT_EXPECT_EQ(test, rdma_flow_label_to_udp_sport(v->fl), v->udp_sport);
 }
 
-struct cm_vector {
-	enum rdma_entropy_policy policy;
-	u16 sport;
-	u16 dport;
-	u32 fl;
-	u16 udp_sport;
-};
-
-#define CM_ROW(_p, _s, _d, _fl, _sport)					\
-	{ .policy = RDMA_ENTROPY_##_p, .sport = _s, .dport = _d,	\
-	  .fl = _fl, .udp_sport = _sport },
-static const struct cm_vector cm_vectors[] = {
-	ROCE_ENTROPY_CM_VECTORS(CM_ROW)
-};
-
-static void cm_desc(const struct cm_vector *v, char *desc)
+static void cm_desc(const struct roce_entropy_cm_vector *v, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s ports %u %u",
-		 rdma_entropy_name(v->policy), v->sport, v->dport);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s ports %u %u", v->policy,
+		 v->sport, v->dport);
 }
 
-KUNIT_ARRAY_PARAM(cm, cm_vectors, cm_desc);
+KUNIT_ARRAY_PARAM(cm, roce_entropy_cm_vectors, cm_desc);
 
 static void roce_entropy_cm_golden(struct kunit *test)
 {
-	const struct cm_vector *v = test->param_value;
-	u32 fl = rdma_entropy_cm_flow_label(v->policy, v->sport, v->dport);
+	const struct roce_entropy_cm_vector *v = test->param_value;
+	enum rdma_entropy_policy p = vector_policy(test, v->policy);
+	u32 fl = rdma_entropy_cm_flow_label(p, v->sport, v->dport);
 
 	KUNIT_EXPECT_EQ(test, fl, v->fl);
 	KUNIT_EXPECT_EQ(test, rdma_flow_label_to_udp_sport(fl), v->udp_sport);
 }
 
-struct qpn_vector {
-	enum rdma_entropy_policy policy;
-	u32 lqpn;
-	u32 rqpn;
-	u32 app_fl;
-	u32 fl;
-	u16 udp_sport;
-};
-
-#define QPN_ROW(_p, _l, _r, _app, _fl, _sport)				\
-	{ .policy = RDMA_ENTROPY_##_p, .lqpn = _l, .rqpn = _r,		\
-	  .app_fl = _app, .fl = _fl, .udp_sport = _sport },
-static const struct qpn_vector qpn_vectors[] = {
-	ROCE_ENTROPY_QPN_VECTORS(QPN_ROW)
-};
-
-static const struct qpn_vector ud_vectors[] = {
-	ROCE_ENTROPY_UD_VECTORS(QPN_ROW)
-};
-
-static void qpn_desc(const struct qpn_vector *v, char *desc)
+static void qpn_desc(const struct roce_entropy_qpn_vector *v, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s qpns %#x %#x fl %#x",
-		 rdma_entropy_name(v->policy), v->lqpn, v->rqpn, v->app_fl);
+		 v->policy, v->lqpn, v->rqpn, v->app_fl);
 }
 
-KUNIT_ARRAY_PARAM(qpn, qpn_vectors, qpn_desc);
-KUNIT_ARRAY_PARAM(ud, ud_vectors, qpn_desc);
+KUNIT_ARRAY_PARAM(qpn, roce_entropy_qpn_vectors, qpn_desc);
+KUNIT_ARRAY_PARAM(ud, roce_entropy_ud_vectors, qpn_desc);
 
 static void roce_entropy_qpn_golden(struct kunit *test)
 {
-	const struct qpn_vector *v = test->param_value;
+	const struct roce_entropy_qpn_vector *v = test->param_value;
+	enum rdma_entropy_policy p = vector_policy(test, v->policy);
 
-	KUNIT_EXPECT_EQ(test, rdma_entropy_flow_label(v->policy, v->app_fl,
-						      v->lqpn, v->rqpn),
+	KUNIT_EXPECT_EQ(test,
+			rdma_entropy_flow_label(p, v->app_fl, v->lqpn, v->rqpn),
 			v->fl);
-	KUNIT_EXPECT_EQ(test, rdma_entropy_udp_sport(v->policy, v->app_fl,
-						     v->lqpn, v->rqpn),
+	KUNIT_EXPECT_EQ(test,
+			rdma_entropy_udp_sport(p, v->app_fl, v->lqpn, v->rqpn),
 			v->udp_sport);
 }
 
 static void roce_entropy_ud_golden(struct kunit *test)
 {
-	const struct qpn_vector *v = test->param_value;
-	u32 fl = rdma_entropy_ud_flow_label(v->policy, v->app_fl, v->lqpn,
-					    v->rqpn);
+	const struct roce_entropy_qpn_vector *v = test->param_value;
+	enum rdma_entropy_policy p = vector_policy(test, v->policy);
+	u32 fl = rdma_entropy_ud_flow_label(p, v->app_fl, v->lqpn, v->rqpn);
 
 	KUNIT_EXPECT_EQ(test, fl, v->fl);
 	KUNIT_EXPECT_EQ(test, rdma_flow_label_to_udp_sport(fl), v->udp_sport);
