@@ -65,8 +65,9 @@ say "KUnit (kunit.py, x86_64 under QEMU)"
 "$REPO/tools/build/kunit.sh"
 rc=$?
 if [ -f "$BUILD/kunit.summary" ]; then
-	read -r kp kf < <(sed -nE 's/.*passed: ([0-9]+), failed: ([0-9]+).*/\1 \2/p' \
-		"$BUILD/kunit.summary")
+	kp=$(grep -oE 'passed: [0-9]+' "$BUILD/kunit.summary" | grep -oE '[0-9]+')
+	kf=$(grep -oE '(failed|crashed): [0-9]+' "$BUILD/kunit.summary" |
+		grep -oE '[0-9]+' | paste -sd+ | bc)
 	PASS=$((PASS + ${kp:-0})) FAIL=$((FAIL + ${kf:-0}))
 	echo "KUnit: $(cat "$BUILD/kunit.summary")" | tee -a "$LOG"
 fi

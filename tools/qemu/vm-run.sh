@@ -10,6 +10,7 @@
 # ACCEL=kvm     try KVM (default tcg: KVM is unusable on this machine kind)
 # VM_TIMEOUT=s  kill the VM after s seconds (default 900): a failure
 # VM_MEM=MiB    guest memory (default 2048)
+# RTE_*=value   passed to the scripts' environment
 . "$(dirname "$0")/../build/common.sh"
 
 [ $# -ge 1 ] || die "usage: vm-run.sh SCRIPT [SCRIPT...]"
@@ -46,6 +47,13 @@ append="$append panic_on_warn=1 loglevel=4 net.ifnames=0"
 append="$append rte_repo=$REPO rte_out=$out rte_scripts=$scripts"
 append="$append rte_modules=$BUILD/modules rte_modroot=$MODROOT"
 append="$append rte_stock=${STOCK:-0}"
+# RTE_* variables reach the scripts' environment.
+for v in $(compgen -e | grep '^RTE_' || true); do
+	case ${!v} in
+	*' '*|'') die "$v: values must be non-empty, without spaces" ;;
+	esac
+	append="$append $v=${!v}"
+done
 
 say "booting Linux $KVER ($accel, timeout ${timeout} s), output in $out"
 rc=0

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # rdma-core's own test suite (Debian's python3-pyverbs) against rxea.
-# RECORD=1 (with STOCK=1) writes the tests that pass to pyverbs-pass.txt in
+# RTE_RECORD=1 (with STOCK=1) writes the tests that pass to pyverbs-pass.txt in
 # the output directory: that is how tools/qemu/pyverbs-baseline.txt, the
 # stock 6.12 result, was made.  Otherwise every baseline test must pass on
 # our stack; a baseline test that fails gets one retry on its own, because
@@ -16,34 +16,35 @@ step cp -r /usr/share/doc/rdma-core/tests "$suite"
 find "$suite" -name '*.gz' -exec gunzip -f {} +
 ulimit -l unlimited
 
-# run_suite LOG [TEST...]: run, then list the passing tests' ids.
+# run_suite LOG PASSFILE [TEST...]: run, listing the passing tests' ids.
 run_suite() {
-	local log=$1
+	local log=$1 pass=$2
 
-	shift
-	(cd "$suite" && timeout 600 /usr/bin/python3 run_tests.py --dev rxea -v "$@") \
+	shift 2
+	(cd "$suite" && timeout 600 /usr/bin/python3 \
+		"$rte_repo/tools/qemu/pyverbs-run.py" "$suite" "$pass" --dev rxea "$@") \
 		> "$log" 2>&1
-	sed -nE 's/^(test[A-Za-z0-9_]*) \(([A-Za-z0-9_.]+)\) \.\.\. ok$/\2/p' "$log" |
-		sort -u
 }
 
 echo "==> pyverbs: running the whole suite"
-run_suite "$rte_out/pyverbs.log" > "$rte_out/pyverbs-pass.txt"
+run_suite "$rte_out/pyverbs.log" "$rte_out/pyverbs-pass.txt"
 tail -n 3 "$rte_out/pyverbs.log"
 passed=$(wc -l < "$rte_out/pyverbs-pass.txt")
 echo "  $passed tests passed"
 
-if [ "${RECORD:-0}" = 1 ]; then
+if [ "${RTE_RECORD:-0}" = 1 ]; then
 	check "pyverbs ran and passed some tests" [ "$passed" -gt 0 ]
 	done_testing
 	exit
 fi
 
 check "pyverbs suite ran to completion" grep -qE '^(OK|FAILED)' "$rte_out/pyverbs.log"
-missing=$(comm -23 <(grep -v '^#' "$baseline" | sort -u) "$rte_out/pyverbs-pass.txt")
+grep -v '^#' "$baseline" | sort -u > /tmp/pyverbs-baseline
+missing=$(comm -23 /tmp/pyverbs-baseline "$rte_out/pyverbs-pass.txt")
 for t in $missing; do
 	echo "  $t failed; retrying it once on its own"
-	if run_suite "$rte_out/pyverbs-retry.log" "$t" | grep -qx "$t"; then
+	run_suite "$rte_out/pyverbs-retry.log" "$rte_out/pyverbs-retry.txt" "$t"
+	if grep -qx "$t" "$rte_out/pyverbs-retry.txt"; then
 		echo "  $t passed on retry"
 	else
 		echo "  $t failed again:"
