@@ -7,6 +7,7 @@
 #   make demo             the demonstration
 #   make modules          build/modules/*.ko (W=1, C=1 passed to Kbuild)
 #   make kernel           the QEMU test kernel, cached outside the repo
+#   make lint             W=1 + sparse: no warnings in our or patched files
 #   make kunit            the KUnit suites with kunit.py under QEMU
 #   make vm-run SCRIPT=f  boot the test VM with our modules and run f
 #
@@ -16,7 +17,7 @@
 SHELL := /bin/bash
 TOOLS := tools/build
 
-.PHONY: all deps kernel modules kunit vm-run check demo clean help
+.PHONY: all deps kernel modules lint kunit vm-run check demo clean help
 
 all: modules
 
@@ -31,6 +32,9 @@ kernel: deps
 
 modules: kernel
 	@W="$(W)" C="$(C)" $(TOOLS)/modules.sh
+
+lint: kernel
+	@$(TOOLS)/lint.sh
 
 kunit: deps
 	@$(TOOLS)/kunit.sh

@@ -4,9 +4,9 @@
 # RTE_RECORD=1 (with STOCK=1) writes the tests that pass to pyverbs-pass.txt in
 # the output directory: that is how tools/qemu/pyverbs-baseline.txt, the
 # stock 6.12 result, was made.  Otherwise every baseline test must pass on
-# our stack; a baseline test that fails gets one retry on its own, because
-# test_resize_cq is known to be flaky on stock rxe (FACTS.md), and each
-# retry is reported.
+# our stack; a baseline test that fails gets one retry on its own, and each
+# retry is reported.  Tests the baseline marks "flaky" (they fail on stock
+# rxe too) run, and their result is printed, but they do not count.
 . "$rte_repo/tools/qemu/guest-lib.sh"
 
 suite=/tmp/pyverbs-tests
@@ -39,7 +39,7 @@ if [ "${RTE_RECORD:-0}" = 1 ]; then
 fi
 
 check "pyverbs suite ran to completion" grep -qE '^(OK|FAILED)' "$rte_out/pyverbs.log"
-grep -v '^#' "$baseline" | sort -u > /tmp/pyverbs-baseline
+grep -vE '^(#|flaky )' "$baseline" | sort -u > /tmp/pyverbs-baseline
 missing=$(comm -23 /tmp/pyverbs-baseline "$rte_out/pyverbs-pass.txt")
 for t in $missing; do
 	echo "  $t failed; retrying it once on its own"
@@ -52,6 +52,10 @@ for t in $missing; do
 		check "pyverbs $t passes as on stock 6.12" false
 	fi
 done
-check "every pyverbs test that passes on stock 6.12 passes on ours ($(grep -vc '^#' "$baseline") tests)" \
+check "every pyverbs test that passes on stock 6.12 passes on ours ($(wc -l < /tmp/pyverbs-baseline) tests)" \
 	[ "$T_FAIL" = 0 ]
+for t in $(sed -n 's/^flaky //p' "$baseline"); do
+	if grep -qx "$t" "$rte_out/pyverbs-pass.txt"; then r=passed; else r=failed; fi
+	echo "# flaky on stock rxe, not counted: $t $r"
+done
 done_testing
