@@ -11,11 +11,16 @@ LOG=$BUILD/check.log
 : > "$LOG"
 
 result() {
+	local line
+
 	if [ "$1" = 0 ]; then
-		PASS=$((PASS + 1)); echo "ok - $2"
+		PASS=$((PASS + 1))
+		line="ok - $2"
 	else
-		FAIL=$((FAIL + 1)); echo "not ok - $2"
-	fi | tee -a "$LOG"
+		FAIL=$((FAIL + 1))
+		line="not ok - $2"
+	fi
+	echo "$line" | tee -a "$LOG"
 }
 
 finish() {

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the build and test scripts; sourced, never run.
+#
+# KSRC     a Linux 6.12 source tree (default: Debian's linux-source-6.12,
+#          extracted into the cache)
+# CACHE    where the kernel builds live, outside the repo
+#          (default: $XDG_CACHE_HOME/roce-entropy or ~/.cache/roce-entropy)
+
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/roce-entropy}
+BUILD=$REPO/build
+JOBS=${JOBS:-$(nproc)}
+FRAGMENT=$REPO/tools/qemu/kernel.config
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# ksrc_init: set KSRC and KVER, extracting Debian's source when needed.
+ksrc_init() {
+	local tarball=/usr/src/linux-source-6.12.tar.xz
+
+	if [ -z "${KSRC:-}" ]; then
+		KSRC=$CACHE/src/linux-source-6.12
+		if [ ! -f "$KSRC/.extracted" ]; then
+			[ -f "$tarball" ] ||
+				die "$tarball is missing: run 'make deps' (or set KSRC= to a 6.12 tree)"
+			say "extracting $tarball into $CACHE/src"
+			rm -rf "$KSRC"
+			mkdir -p "$CACHE/src"
+			tar -C "$CACHE/src" -xf "$tarball"
+			touch "$KSRC/.extracted"
+		fi
+	fi
+	[ -f "$KSRC/Makefile" ] || die "KSRC=$KSRC is not a kernel tree"
+	KVER=$(make -s -C "$KSRC" kernelversion)
+	case $KVER in
+	6.12|6.12.*) ;;
+	*) die "KSRC=$KSRC is Linux $KVER; this series targets 6.12" ;;
+	esac
+	[ ! -f "$KSRC/.config" ] ||
+		die "$KSRC has an in-tree build (.config); run 'make mrproper' there"
+	local key
+	key=$(sha256sum "$FRAGMENT" | cut -c1-12)
+	KBUILD=$CACHE/kernel-$KVER-$key
+	MODROOT=$KBUILD/modroot
+}
+
+# Kernel directories the series touches; the build copies only these.
+TREE_DIRS="drivers/infiniband include/rdma"
+
+# stage_src: $BUILD/src = the kernel's copies of $TREE_DIRS, our new files
+# on top, then patches/series applied in order.  Never built in.
+stage_src() {
+	local d p n=0
+
+	rm -rf "$BUILD/src"
+	for d in $TREE_DIRS; do
+		mkdir -p "$BUILD/src/$(dirname "$d")"
+		cp -a "$KSRC/$d" "$BUILD/src/$d"
+	done
+	(cd "$REPO" && find include drivers -type f -print0) |
+		while IFS= read -r -d '' p; do
+			mkdir -p "$BUILD/src/$(dirname "$p")"
+			cp "$REPO/$p" "$BUILD/src/$p"
+		done
+	while read -r p; do
+		case $p in ''|'#'*) continue ;; esac
+		[ -f "$REPO/patches/$p" ] || die "patches/series names $p, which is missing"
+		if ! patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$BUILD/src" \
+			< "$REPO/patches/$p" > "$BUILD/patch.log" 2>&1; then
+			cat "$BUILD/patch.log" >&2
+			die "patches/$p no longer applies to Linux $KVER ($KSRC): refresh it"
+		fi
+		n=$((n + 1))
+	done < "$REPO/patches/series"
+	say "staged $TREE_DIRS from Linux $KVER with $n patch(es) applied"
+}
+
+# sync_tree SRC DST [rsync options]: copy changed files only, so that make
+# rebuilds only what changed.
+sync_tree() {
+	mkdir -p "$2"
+	rsync -rlc "${@:3}" "$1/" "$2/"
+}

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install the Debian packages the build and the tests need, if any is
+# missing.  Needs root (or sudo) the first time only.
+. "$(dirname "$0")/common.sh"
+
+PACKAGES="
+	linux-source-6.12
+	bc bison flex libelf-dev libssl-dev dwarves cpio kmod make gcc
+	python3 rsync xz-utils patch sparse
+	qemu-system-x86 qemu-system-data iproute2 util-linux
+	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
+	tshark
+"
+
+missing=
+for p in $PACKAGES; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	say "Debian packages: all present"
+	exit 0
+fi
+
+mkdir -p "$CACHE"
+say "installing Debian packages:$missing"
+sudo=
+if [ "$(id -u)" != 0 ]; then
+	command -v sudo >/dev/null ||
+		die "not root and no sudo: install these packages as root:$missing"
+	sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq || die "apt-get update failed: check the Debian mirror"
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing > "$CACHE/apt.log" 2>&1 || {
+	tail -n 20 "$CACHE/apt.log" >&2
+	die "apt-get install failed (log above)"
+}
+say "Debian packages installed"
