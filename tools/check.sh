@@ -82,10 +82,10 @@ if [ -f "$BUILD/kunit.summary" ]; then
 fi
 [ $rc = 0 ] || result 1 "KUnit run"
 
-say "VM tests: smoke, knob, KUnit module, rdma-core pyverbs"
+say "VM tests: smoke, knob, KUnit module, mlx5_ib load, rdma-core pyverbs"
 t=$REPO/tools/qemu/tests
 "$REPO/tools/qemu/vm-run.sh" "$t/smoke.sh" "$t/knob.sh" "$t/kunit-module.sh" \
-	"$t/pyverbs.sh" > "$BUILD/vm-tests.log" 2>&1
+	"$t/mlx5.sh" "$t/pyverbs.sh" > "$BUILD/vm-tests.log" 2>&1
 rc=$?
 grep -E '^((not )?ok - |# flaky)' "$BUILD/vm-tests.log" | tee -a "$LOG"
 vp=$(grep -c '^ok - ' "$BUILD/vm-tests.log")

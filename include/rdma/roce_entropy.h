@@ -151,6 +151,56 @@ static inline u32 rdma_entropy_ud_flow_label(enum rdma_entropy_policy policy,
 }
 
 /**
+ * rdma_entropy_sport - the UDP source port of a flow label
+ * @fl: the flow label in use, 0 if none
+ * @base_sport: the port the device uses without entropy (0xC000 for rxe,
+ *              the device's minimum RoCE source port for mlx5)
+ */
+static inline u16 rdma_entropy_sport(u32 fl, u16 base_sport)
+{
+	return fl ? rdma_flow_label_to_udp_sport(fl) : base_sport;
+}
+
+/**
+ * rdma_entropy_path - flow label and UDP source port of a connected QP
+ * @policy: the port's policy
+ * @fl: the flow label of the QP's address, 0 if the consumer set none
+ * @lqpn: local QP number
+ * @rqpn: remote QP number
+ * @base_sport: the port the device uses without entropy
+ * @sport: set to the UDP source port to program
+ *
+ * For RC, UC and XRC QPs.  Under RDMA_ENTROPY_OFF, and whenever no flow label
+ * results, the port is @base_sport.
+ *
+ * Return: the flow label to program into the path (and the IPv6 header).
+ */
+static inline u32 rdma_entropy_path(enum rdma_entropy_policy policy, u32 fl,
+				    u32 lqpn, u32 rqpn, u16 base_sport,
+				    u16 *sport)
+{
+	fl = rdma_entropy_flow_label(policy, fl, lqpn, rqpn);
+	*sport = rdma_entropy_sport(fl, base_sport);
+
+	return fl;
+}
+
+/**
+ * rdma_entropy_ud_per_send - whether sends through a UD AH need their own
+ *                            entropy
+ * @policy: the port's policy when the AH was created
+ * @ah_fl: the AH's flow label
+ *
+ * An AH with a flow label uses it for every send; one without takes the
+ * flow label of each send from its QP numbers, unless the policy is off.
+ */
+static inline bool rdma_entropy_ud_per_send(enum rdma_entropy_policy policy,
+					    u32 ah_fl)
+{
+	return !(ah_fl & IB_GRH_FLOWLABEL_MASK) && policy != RDMA_ENTROPY_OFF;
+}
+
+/**
  * rdma_entropy_udp_sport - the RoCE v2 UDP source port a QP or AH uses
  * @policy: the port's policy
  * @fl: the flow label the consumer set in the address, 0 if none

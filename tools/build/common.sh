@@ -48,7 +48,7 @@ ksrc_init() {
 }
 
 # Kernel directories the series touches; the build copies only these.
-TREE_DIRS="drivers/infiniband include/rdma"
+TREE_DIRS="drivers/infiniband include/rdma include/linux/mlx5"
 
 # stage_src: $BUILD/src = the kernel's copies of $TREE_DIRS, our new files
 # on top, then patches/series applied in order.  Never built in.

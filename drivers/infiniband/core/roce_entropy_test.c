@@ -297,6 +297,117 @@ static void roce_entropy_mix_low_bits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mix_seen, 0xffUL);
 }
 
+/* ---- the decisions drivers delegate to the helper ---- */
+
+struct path_case {
+	enum rdma_entropy_policy policy;
+	u32 fl;
+	u32 lqpn;
+	u32 rqpn;
+	u16 base_sport;
+	u32 expected_fl;
+	u16 expected_sport;
+};
+
+/*
+ * Connected QPs (rxe, mlx5 RC/UC/XRC).  base_sport 0xd000 stands for an
+ * mlx5 device whose minimum RoCE source port is not 0xC000.  Expected
+ * values from the golden vectors above.
+ */
+static const struct path_case path_cases[] = {
+	{ RDMA_ENTROPY_OFF, 0, 0x12, 0x12, 0xc000, 0, 0xc000 },
+	{ RDMA_ENTROPY_OFF, 0, 0x12, 0x12, 0xd000, 0, 0xd000 },
+	{ RDMA_ENTROPY_OFF, 0xabcde, 0x12, 0x12, 0xd000, 0xabcde, 0xfcf4 },
+	{ RDMA_ENTROPY_RFC, 0, 0x12, 0x12, 0xd000, 0x144, 0xc144 },
+	{ RDMA_ENTROPY_RFC, 0, 0x11, 0x12, 0xc000, 0x132, 0xc132 },
+	{ RDMA_ENTROPY_RFC, 0, 0, 0x11, 0xd000, 0, 0xd000 },
+	{ RDMA_ENTROPY_RFC, 0x12345, 0x12, 0x12, 0xd000, 0x12345, 0xe341 },
+	{ RDMA_ENTROPY_RFC, 0xfff12345, 0x12, 0x12, 0xd000, 0x12345, 0xe341 },
+	{ RDMA_ENTROPY_MIX, 0, 0x12, 0x12, 0xd000, 0xc1c9f, 0xdcaf },
+	{ RDMA_ENTROPY_MIX, 0, 0xffffff, 0xffffff, 0xc000, 0x58b21, 0xcb37 },
+	{ RDMA_ENTROPY_MIX, 0xabcde, 0x12, 0x12, 0xc000, 0xabcde, 0xfcf4 },
+};
+
+static void path_desc(const struct path_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s fl %#x qpns %#x %#x base %#x",
+		 rdma_entropy_name(c->policy), c->fl, c->lqpn, c->rqpn,
+		 c->base_sport);
+}
+
+KUNIT_ARRAY_PARAM(path, path_cases, path_desc);
+
+static void roce_entropy_path_decision(struct kunit *test)
+{
+	const struct path_case *c = test->param_value;
+	u16 sport = 0;
+
+	KUNIT_EXPECT_EQ(test, rdma_entropy_path(c->policy, c->fl, c->lqpn,
+						c->rqpn, c->base_sport, &sport),
+			c->expected_fl);
+	KUNIT_EXPECT_EQ(test, sport, c->expected_sport);
+}
+
+struct per_send_case {
+	enum rdma_entropy_policy policy;
+	u32 ah_fl;
+	bool per_send;
+};
+
+/* UD AHs: only an AH without a flow label, under rfc or mix, goes per send. */
+static const struct per_send_case per_send_cases[] = {
+	{ RDMA_ENTROPY_OFF, 0, false },
+	{ RDMA_ENTROPY_RFC, 0, true },
+	{ RDMA_ENTROPY_MIX, 0, true },
+	{ RDMA_ENTROPY_OFF, 0xabcde, false },
+	{ RDMA_ENTROPY_RFC, 0x00001, false },
+	{ RDMA_ENTROPY_MIX, 0xabcde, false },
+	{ RDMA_ENTROPY_RFC, 0x100000, true },	/* no bit inside the mask */
+};
+
+static void per_send_desc(const struct per_send_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s ah fl %#x",
+		 rdma_entropy_name(c->policy), c->ah_fl);
+}
+
+KUNIT_ARRAY_PARAM(per_send, per_send_cases, per_send_desc);
+
+static void roce_entropy_ud_per_send_decision(struct kunit *test)
+{
+	const struct per_send_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdma_entropy_ud_per_send(c->policy, c->ah_fl),
+			c->per_send);
+}
+
+/*
+ * A per-send UD port, as mlx5 writes it into the WQE and rxe into the
+ * packet: from the QPN pair, the multicast QPN counting as 1, and the
+ * device's base port (0xd000 here) when the product is zero.
+ */
+static u16 ud_send_sport(enum rdma_entropy_policy policy, u32 sqpn, u32 dqpn)
+{
+	return rdma_entropy_sport(rdma_entropy_ud_flow_label(policy, 0, sqpn,
+							     dqpn),
+				  0xd000);
+}
+
+static void roce_entropy_ud_per_send_sport(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ud_send_sport(RDMA_ENTROPY_RFC, 0x11, 0x12),
+			0xc132);
+	KUNIT_EXPECT_EQ(test, ud_send_sport(RDMA_ENTROPY_RFC, 0x12, 0x11),
+			0xc132);
+	KUNIT_EXPECT_EQ(test,
+			ud_send_sport(RDMA_ENTROPY_RFC, 0xc0ffee, IB_MULTICAST_QPN),
+			0xffe1);
+	KUNIT_EXPECT_EQ(test,
+			ud_send_sport(RDMA_ENTROPY_MIX, 0x12, IB_MULTICAST_QPN),
+			0xc1af);
+	KUNIT_EXPECT_EQ(test, ud_send_sport(RDMA_ENTROPY_RFC, 0x11, 0), 0xd000);
+}
+
 /* ---- the knob's parser ---- */
 
 struct parse_case {
@@ -381,6 +492,19 @@ static struct kunit_suite roce_entropy_hash_suite = {
 	.test_cases = roce_entropy_hash_cases,
 };
 
+static struct kunit_case roce_entropy_driver_cases[] = {
+	KUNIT_CASE_PARAM(roce_entropy_path_decision, path_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_ud_per_send_decision,
+			 per_send_gen_params),
+	KUNIT_CASE(roce_entropy_ud_per_send_sport),
+	{}
+};
+
+static struct kunit_suite roce_entropy_driver_suite = {
+	.name = "roce_entropy_driver",
+	.test_cases = roce_entropy_driver_cases,
+};
+
 static struct kunit_case roce_entropy_policy_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_parse_names, parse_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_names_round_trip, policy_gen_params),
@@ -393,7 +517,8 @@ static struct kunit_suite roce_entropy_policy_suite = {
 	.test_cases = roce_entropy_policy_cases,
 };
 
-kunit_test_suites(&roce_entropy_hash_suite, &roce_entropy_policy_suite);
+kunit_test_suites(&roce_entropy_hash_suite, &roce_entropy_driver_suite,
+		  &roce_entropy_policy_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the RoCE v2 entropy helpers");
 MODULE_LICENSE("GPL");

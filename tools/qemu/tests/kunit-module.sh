@@ -9,6 +9,8 @@ dmesg | sed -n 's/^\[[ 0-9.]*\] //p' |
 grep -E '^# (roce_entropy[a-z_]*|Totals):' "$rte_out/kunit-module.ktap"
 check "KUnit suite roce_entropy passed in the VM" \
 	grep -qx 'ok [0-9]* roce_entropy' "$rte_out/kunit-module.ktap"
+check "KUnit suite roce_entropy_driver passed in the VM" \
+	grep -qx 'ok [0-9]* roce_entropy_driver' "$rte_out/kunit-module.ktap"
 check "KUnit suite roce_entropy_policy passed in the VM" \
 	grep -qx 'ok [0-9]* roce_entropy_policy' "$rte_out/kunit-module.ktap"
 check "no KUnit case failed in the VM" \
