@@ -27,8 +27,8 @@ rc=0
 (cd "$KTREE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 	--build_dir="$KOUT" --kunitconfig="$REPO/tools/kunit/.kunitconfig" \
 	--jobs="$JOBS" --timeout=300) > "$BUILD/kunit.log" 2>&1 || rc=$?
-grep -E '^\[[0-9:]+\] (=+ |Testing complete|Elapsed|.*(PASSED|FAILED|CRASHED|ERROR))' \
-	"$BUILD/kunit.log" | grep -vE '\[PASSED\] .* [0-9]+' | tail -n 40 || true
+grep -E '^\[[0-9:]+\] (=+ \[|Testing complete|Elapsed|.*(FAILED|CRASHED|ERROR))' \
+	"$BUILD/kunit.log" | tail -n 40 || true
 summary=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$BUILD/kunit.log" | tail -n 1)
 [ -n "$summary" ] || { tail -n 30 "$BUILD/kunit.log"; die "kunit.py did not finish: see $BUILD/kunit.log"; }
 echo "$summary" | sed 's/^\[[0-9:]*\] //' > "$BUILD/kunit.summary"
