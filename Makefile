@@ -8,6 +8,7 @@
 #   make modules          build/modules/*.ko (W=1, C=1 passed to Kbuild)
 #   make kernel           the QEMU test kernel, cached outside the repo
 #   make lint             W=1 + sparse: no warnings in our or patched files
+#   make tools            build/bin/roce-entropy, the C++ tool
 #   make kunit            the KUnit suites with kunit.py under QEMU
 #   make vm-run SCRIPT=f  boot the test VM with our modules and run f
 #
@@ -17,7 +18,7 @@
 SHELL := /bin/bash
 TOOLS := tools/build
 
-.PHONY: all deps kernel modules lint kunit vm-run check demo clean help
+.PHONY: all deps kernel modules lint tools kunit vm-run check demo clean help
 
 all: modules
 
@@ -32,6 +33,9 @@ kernel: deps
 
 modules: kernel
 	@W="$(W)" C="$(C)" $(TOOLS)/modules.sh
+
+tools: deps
+	@$(TOOLS)/tools.sh
 
 lint: kernel
 	@$(TOOLS)/lint.sh

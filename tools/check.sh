@@ -70,6 +70,25 @@ say "W=1 and sparse"
 "$REPO/tools/build/lint.sh"
 result $? "W=1 and sparse (C=1): no warnings in our files or the files our patches touch"
 
+say "C++ tooling: build, clang-format, GoogleTest under ASan/UBSan"
+"$REPO/tools/build/tools.sh" test > "$BUILD/tools-test.log" 2>&1
+rc=$?
+grep -E 'tests passed|tests failed|error' "$BUILD/tools-test.log" | tail -n 5
+tp=$(grep -oE '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$BUILD/tools-test.log" |
+	tail -n 1)
+if [ -n "$tp" ]; then
+	total=${tp##* }
+	failed=$(echo "$tp" | sed -E 's/.* ([0-9]+) tests failed.*/\1/')
+	PASS=$((PASS + total - failed)) FAIL=$((FAIL + failed))
+	echo "GoogleTest (ASan/UBSan): $((total - failed)) passed, $failed failed" | tee -a "$LOG"
+fi
+[ $rc = 0 ] || { tail -n 30 "$BUILD/tools-test.log"; result 1 "C++ tooling build and tests"; }
+clang-format --dry-run --Werror "$REPO"/tools/roce-entropy/*/*.cpp \
+	"$REPO"/tools/roce-entropy/*/*.h > "$BUILD/clang-format.log" 2>&1
+rc=$?
+[ $rc = 0 ] || head -n 20 "$BUILD/clang-format.log"
+result $rc "clang-format: tools/roce-entropy is formatted"
+
 say "KUnit (kunit.py, x86_64 under QEMU)"
 "$REPO/tools/build/kunit.sh"
 rc=$?

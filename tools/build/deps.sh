@@ -11,6 +11,8 @@ PACKAGES="
 	qemu-system-x86 qemu-system-data iproute2 util-linux
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
 	tshark
+	cmake g++ pkg-config libpcap-dev libgtest-dev libgmock-dev libbenchmark-dev
+	libcli11-dev nlohmann-json3-dev clang-format
 "
 
 missing=

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace roce
+{
+namespace
+{
+
+struct Result {
+	int status;
+	std::string out;
+	std::string err;
+};
+
+Result run(std::vector<std::string> args)
+{
+	args.insert(args.begin(), "roce-entropy");
+	std::vector<const char *> argv;
+	for (const auto &a : args)
+		argv.push_back(a.c_str());
+	std::ostringstream out, err;
+	int status = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+	return {status, out.str(), err.str()};
+}
+
+TEST(Cli, FlowLabelFromQpnsJson)
+{
+	auto r = run({"flow-label", "--policy", "rfc", "--qpn", "0x12", "18", "--json"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	auto j = nlohmann::json::parse(r.out);
+	EXPECT_EQ(j["policy"], "rfc");
+	EXPECT_EQ(j["flow_label"], 0x144);
+	EXPECT_EQ(j["udp_sport"], 0xC144);
+}
+
+TEST(Cli, FlowLabelFromCmPortsJson)
+{
+	auto r = run({"flow-label", "--policy", "rfc", "--cm-ports", "0x100", "256", "--json"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	auto j = nlohmann::json::parse(r.out);
+	EXPECT_EQ(j["flow_label"], 0x10101);
+	EXPECT_EQ(j["udp_sport"], 0xC105);
+}
+
+TEST(Cli, ApplicationFlowLabelWinsUnderOff)
+{
+	auto r = run({"flow-label", "--policy", "off", "--qpn", "1", "2", "--flow-label", "0xabcde",
+	              "--json"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(nlohmann::json::parse(r.out)["udp_sport"], 0xFCF4);
+}
+
+TEST(Cli, TextOutput)
+{
+	auto r = run({"flow-label", "--policy", "mix", "--qpn", "0x12", "0x12"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_NE(r.out.find("flow_label 0xc1c9f"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("udp_sport  0xdcaf"), std::string::npos) << r.out;
+}
+
+TEST(Cli, UdpSport)
+{
+	auto r = run({"udp-sport", "--flow-label", "0xfffff", "--json"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(nlohmann::json::parse(r.out)["udp_sport"], 0xFFC0);
+}
+
+struct BadArgs {
+	std::vector<std::string> args;
+	std::string message;
+};
+
+class CliRejects : public testing::TestWithParam<BadArgs>
+{
+};
+
+TEST_P(CliRejects, WithMessageAndNonZeroStatus)
+{
+	auto r = run(GetParam().args);
+	EXPECT_NE(r.status, 0);
+	EXPECT_TRUE(r.out.empty()) << r.out;
+	EXPECT_NE(r.err.find(GetParam().message), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliRejects,
+    testing::Values(
+        BadArgs{{"flow-label", "--policy", "bogus", "--qpn", "1", "2"}, "unknown policy"},
+        BadArgs{{"flow-label", "--policy", "rfc", "--qpn", "0x1000000", "2"}, "out of range"},
+        BadArgs{{"flow-label", "--policy", "rfc", "--cm-ports", "65536", "1"}, "out of range"},
+        BadArgs{{"flow-label", "--policy", "rfc", "--qpn", "12x", "2"}, "not a number"},
+        BadArgs{{"flow-label", "--policy", "rfc", "--qpn", "", "2"}, "not a number"},
+        BadArgs{{"flow-label", "--policy", "rfc", "--qpn", "-1", "2"}, "not a number"},
+        BadArgs{{"flow-label", "--policy", "rfc"}, "--cm-ports or --qpn"},
+        BadArgs{{"flow-label", "--policy", "rfc", "--qpn", "1"}, "qpn"},
+        BadArgs{{"flow-label", "--policy", "rfc", "--qpn", "1", "2", "--cm-ports", "1", "2"},
+                "excludes"},
+        BadArgs{{"flow-label", "--qpn", "1", "2"}, "policy"},
+        BadArgs{{"udp-sport", "--flow-label", "0x100000"}, "out of range"},
+        BadArgs{{"frobnicate"}, ""}, BadArgs{{}, ""}));
+
+} // namespace
+} // namespace roce

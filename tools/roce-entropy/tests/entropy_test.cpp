@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+// The tool's hashes against the golden vectors the kernel's KUnit suite
+// checks too (drivers/infiniband/core/roce_entropy_vectors.h), plus the
+// properties that must hold for every policy.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+
+#include "entropy.h"
+#include "roce_entropy_vectors.h"
+
+namespace roce
+{
+namespace
+{
+
+Policy policy_of(const char *name)
+{
+	auto policy = parse_policy(name);
+	EXPECT_TRUE(policy.has_value()) << name;
+	return policy.value_or(Policy::Off);
+}
+
+class Fold : public testing::TestWithParam<roce_entropy_fold_vector>
+{
+};
+
+TEST_P(Fold, MatchesGolden)
+{
+	EXPECT_EQ(udp_sport(GetParam().fl), GetParam().udp_sport);
+}
+
+INSTANTIATE_TEST_SUITE_P(Vectors, Fold, testing::ValuesIn(roce_entropy_fold_vectors));
+
+class CmHash : public testing::TestWithParam<roce_entropy_cm_vector>
+{
+};
+
+TEST_P(CmHash, MatchesGolden)
+{
+	const auto &v = GetParam();
+	const auto fl = cm_flow_label(policy_of(v.policy), static_cast<std::uint16_t>(v.sport),
+	                              static_cast<std::uint16_t>(v.dport));
+	EXPECT_EQ(fl, v.fl);
+	EXPECT_EQ(udp_sport(fl), v.udp_sport);
+}
+
+INSTANTIATE_TEST_SUITE_P(Vectors, CmHash, testing::ValuesIn(roce_entropy_cm_vectors));
+
+class QpnHash : public testing::TestWithParam<roce_entropy_qpn_vector>
+{
+};
+
+TEST_P(QpnHash, MatchesGolden)
+{
+	const auto &v = GetParam();
+	const auto fl = flow_label(policy_of(v.policy), v.app_fl, v.lqpn, v.rqpn);
+	EXPECT_EQ(fl, v.fl);
+	EXPECT_EQ(udp_sport(fl), v.udp_sport);
+}
+
+INSTANTIATE_TEST_SUITE_P(Vectors, QpnHash, testing::ValuesIn(roce_entropy_qpn_vectors));
+
+class UdSend : public testing::TestWithParam<roce_entropy_qpn_vector>
+{
+};
+
+TEST_P(UdSend, MatchesGolden)
+{
+	const auto &v = GetParam();
+	const auto fl = ud_flow_label(policy_of(v.policy), v.app_fl, v.lqpn, v.rqpn);
+	EXPECT_EQ(fl, v.fl);
+	EXPECT_EQ(udp_sport(fl), v.udp_sport);
+}
+
+INSTANTIATE_TEST_SUITE_P(Vectors, UdSend, testing::ValuesIn(roce_entropy_ud_vectors));
+
+class Properties : public testing::TestWithParam<Policy>
+{
+};
+
+TEST_P(Properties, SymmetricMaskedAndInRange)
+{
+	std::mt19937 rng(42);
+	for (int i = 0; i < 100000; ++i) {
+		const auto a = static_cast<std::uint32_t>(rng() & 0xFFFFFF);
+		const auto b = static_cast<std::uint32_t>(rng() & 0xFFFFFF);
+		const auto sa = static_cast<std::uint16_t>(a), sb = static_cast<std::uint16_t>(b);
+
+		ASSERT_EQ(qpn_flow_label(GetParam(), a, b), qpn_flow_label(GetParam(), b, a));
+		ASSERT_EQ(cm_flow_label(GetParam(), sa, sb), cm_flow_label(GetParam(), sb, sa));
+		ASSERT_EQ(qpn_flow_label(GetParam(), a, b) & ~kFlowLabelMask, 0u);
+		ASSERT_EQ(cm_flow_label(GetParam(), sa, sb) & ~kFlowLabelMask, 0u);
+		ASSERT_GE(udp_sport(qpn_flow_label(GetParam(), a, b)), 0xC000);
+	}
+}
+
+TEST_P(Properties, ApplicationFlowLabelWins)
+{
+	EXPECT_EQ(flow_label(GetParam(), 0xABCDE, 0x12, 0x34), 0xABCDEu);
+	EXPECT_EQ(flow_label(GetParam(), 0xFFF12345, 0x12, 0x34), 0x12345u);
+	EXPECT_EQ(ud_flow_label(GetParam(), 0x54321, 0x12, kMulticastQpn), 0x54321u);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPolicies, Properties,
+                         testing::Values(Policy::Off, Policy::Rfc, Policy::Mix),
+                         [](const auto &param_info) {
+	                         return std::string(policy_name(param_info.param));
+                         });
+
+TEST(Policy, NamesRoundTrip)
+{
+	for (auto p : {Policy::Off, Policy::Rfc, Policy::Mix})
+		EXPECT_EQ(parse_policy(policy_name(p)), p);
+	EXPECT_FALSE(parse_policy("RFC"));
+	EXPECT_FALSE(parse_policy(""));
+	EXPECT_FALSE(parse_policy("rfc\n"));
+}
+
+TEST(References, LinuxCmaIsNotSymmetric)
+{
+	EXPECT_EQ(linux_cma_flow_label(1, 2), 33u);
+	EXPECT_EQ(linux_cma_flow_label(2, 1), 63u);
+}
+
+TEST(References, RxeLegacyPort)
+{
+	// 0xC000 + hash_32(qpn, 14): hash_32(1, 14) = 0x61C88647 >> 18 = 0x1872.
+	EXPECT_EQ(rxe_legacy_sport(1), 0xC000 + 0x1872);
+	// QP1 (GSI): FACTS.md measured 55410 = 0xD872 for stock rxe's CM MADs.
+	EXPECT_EQ(rxe_legacy_sport(1), 55410);
+}
+
+} // namespace
+} // namespace roce
