@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+# Capture helpers for the on-the-wire tests: sourced after guest-lib.sh.
+# Captures run in the router namespace on a1, which sees both directions of
+# everything between rxea and rxeb exactly once.
+
+TOOL=$rte_repo/build/bin/roce-entropy
+CAPS=$rte_out/captures
+mkdir -p "$CAPS"
+
+set_policy() {
+	echo "$1" > /sys/class/infiniband/rxea/ports/1/roce_entropy &&
+		echo "$1" > /sys/class/infiniband/rxeb/ports/1/roce_entropy
+}
+
+# capture_start NAME: capture RoCE v2 on r/a1 into $CAPS/NAME.pcapng.
+capture_start() {
+	CAP=$CAPS/$1.pcapng
+	rm -f "$CAP"
+	ip netns exec r dumpcap -q -i a1 -f 'udp port 4791' -w "$CAP" > /dev/null 2>&1 &
+	CAP_PID=$!
+	wait_for 10 test -s "$CAP"
+	sleep 0.5 # dumpcap writes the file header before its filter is live
+}
+
+capture_stop() {
+	sleep 0.5
+	kill -INT "$CAP_PID"
+	wait "$CAP_PID"
+}
+
+# fields FIELD...: one line per RoCE packet of $CAP.
+fields() {
+	local args=() f
+
+	for f in "$@"; do
+		args+=(-e "$f")
+	done
+	tshark -r "$CAP" -Y infiniband -T fields -E separator=' ' "${args[@]}" 2>/dev/null
+}
+
+# predict ARGS...: "flow_label udp_sport" from the tool.
+predict() {
+	"$TOOL" flow-label "$@" --json | jq -r '"\(.flow_label) \(.udp_sport)"'
+}
+
+# gid_index DEV IPADDR: index of the RoCE v2 GID of that address.
+gid_index() {
+	local want i
+
+	want=$(python3 -c 'import ipaddress,sys
+a = ipaddress.ip_address(sys.argv[1])
+if a.version == 4:
+    a = ipaddress.IPv6Address("::ffff:" + str(a))
+print(a.exploded)' "$2")
+	for i in $(seq 0 15); do
+		if [ "$(cat /sys/class/infiniband/"$1"/ports/1/gids/"$i" 2>/dev/null)" = "$want" ] &&
+			[ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
+			echo "$i"
+			return
+		fi
+	done
+	return 1
+}
+
+# expect_wire FL SPORT [CM]: every packet of $CAP, both directions, carries
+# UDP source port SPORT and, over IPv6, flow label FL; with CM, CM MADs
+# (sends to QP1) are among them.  SPORT "any" asks for one port, whichever.
+expect_wire() {
+	local fl=$1 sport=$2 ports flows srcs mads
+
+	ports=$(fields udp.srcport | sort -u | tr '\n' ' ')
+	srcs=$(fields ip.src ipv6.src | tr -d ' ' | sort -u | wc -l)
+	mads=$(fields infiniband.bth.destqp | grep -cx 0x000001)
+	echo "  $(fields udp.srcport | wc -l) packets, $srcs sources, $mads CM MADs;" \
+		"ports [ $ports], expected $sport"
+	if [ "$sport" = any ]; then
+		[ "$(echo $ports | wc -w)" = 1 ] || return 1
+	else
+		[ "$ports" = "$sport " ] || return 1
+	fi
+	[ "$srcs" = 2 ] || return 1
+	if [ "${3:-}" = CM ] && [ "$mads" -lt 2 ]; then
+		return 1
+	fi
+	flows=$(fields ipv6.flow | sed '/^$/d' | sort -u)
+	if [ -n "$flows" ]; then
+		echo "  IPv6 flow labels [ $flows ], expected $fl"
+		[ "$(printf '%s\n' "$flows" | wc -l)" = 1 ] || return 1
+		[ "$fl" = any ] || [ $((flows)) = "$fl" ]
+	fi
+}
+
+# cm_ports: "sport dport" of the connection's CM REQ.
+cm_ports() {
+	fields infiniband.cm.req.ip_cm.sport infiniband.cm.req.serviceid.dport |
+		sed '/^ *$/d' | head -n 1
+}
+
+# qpns: "qpn_a qpn_b": the QPN of each end, from the destination QPN of the
+# data packets sent to it (CM MADs go to QP1).
+qpns() {
+	local to_a to_b
+
+	to_a=$(fields ip.dst ipv6.dst infiniband.bth.destqp |
+		awk -v a="$A4|$A6" '$NF != "0x000001" && $1 ~ "^(" a ")$" { print $NF }' | sort -u)
+	to_b=$(fields ip.dst ipv6.dst infiniband.bth.destqp |
+		awk -v b="$B4|$B6" '$NF != "0x000001" && $1 ~ "^(" b ")$" { print $NF }' | sort -u)
+	[ "$(echo $to_a | wc -w)" = 1 ] && [ "$(echo $to_b | wc -w)" = 1 ] || return 1
+	echo "$to_a $to_b"
+}

@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The entropy on the wire: for each connection type, over IPv4 and IPv6,
+# under each policy set through the knob, every packet of the connection
+# (CM MADs included, both directions) carries the UDP source port, and over
+# IPv6 the flow label, that build/bin/roce-entropy predicts from the CM
+# ports or QPNs seen in the capture.  Clients are rdma-core's and
+# perftest's own; their exit status is checked.
+. "$rte_repo/tools/qemu/guest-lib.sh"
+. "$rte_repo/tools/qemu/tests/wire-lib.sh"
+
+tcp_listening() {
+	ss -ltn | grep -q ":$1 "
+}
+
+cm_listening() {
+	rdma resource show cm_id | grep LISTEN | grep -qF "$1"
+}
+
+# perftest's server listens, then sets up more before it accepts: a REQ
+# that comes at once is rejected (invalid service ID), so give it a second.
+cm_any_listening() {
+	rdma resource show cm_id | grep -q LISTEN && sleep 1
+}
+
+# run_pair SERVER_READY SERVER_CMD -- CLIENT_CMD: both must exit 0.
+run_pair() {
+	local ready=$1 spid rc=0 server=() client=()
+
+	shift
+	while [ "$1" != -- ]; do server+=("$1"); shift; done
+	shift
+	client=("$@")
+	"${server[@]}" > /tmp/server.log 2>&1 &
+	spid=$!
+	if ! wait_for 15 $ready; then
+		kill $spid
+		cat /tmp/server.log
+		return 1
+	fi
+	timeout 120 "${client[@]}" > /tmp/client.log 2>&1 || { rc=1; cat /tmp/client.log; }
+	wait_for 20 bash -c "! kill -0 $spid 2>/dev/null" || { kill $spid; rc=1; }
+	wait $spid || { rc=1; cat /tmp/server.log; }
+	return $rc
+}
+
+# conn NAME KIND FAMILY POLICY: run one connection of KIND and check it.
+conn() {
+	local name=$1 kind=$2 fam=$3 policy=$4 sa ca dev_idx_b dev_idx_a p q expect
+
+	if [ "$fam" = 4 ]; then sa=$B4 ca=$A4; else sa=$B6 ca=$A6; fi
+	capture_start "$name"
+	case $kind in
+	rping)
+		run_pair "cm_listening $sa" rping -s -a "$sa" -C 3 -- \
+			rping -c -a "$sa" -I "$ca" -C 3 || { capture_stop; return 1; }
+		;;
+	send_bw)
+		local v6=()
+		[ "$fam" = 6 ] && v6=(--ipv6)
+		run_pair cm_any_listening ib_send_bw -d rxeb -R -n 20 -s 1024 "${v6[@]}" -- \
+			ib_send_bw -d rxea -R -n 20 -s 1024 "${v6[@]}" --source_ip "$ca" "$sa" ||
+			{ capture_stop; return 1; }
+		;;
+	udaddy)
+		run_pair "cm_listening $sa" udaddy -b "$sa" -C 3 -- \
+			udaddy -s "$sa" -b "$ca" -C 3 || { capture_stop; return 1; }
+		;;
+	rc_pingpong|ud_pingpong)
+		dev_idx_b=$(gid_index rxeb "$sa") && dev_idx_a=$(gid_index rxea "$ca") ||
+			{ capture_stop; echo "  no RoCE v2 GID"; return 1; }
+		if [ $kind = rc_pingpong ]; then
+			run_pair "tcp_listening 18515" ibv_rc_pingpong -d rxeb -g "$dev_idx_b" -n 5 -- \
+				ibv_rc_pingpong -d rxea -g "$dev_idx_a" -n 5 "$B4" ||
+				{ capture_stop; return 1; }
+		else
+			run_pair "tcp_listening 18515" ibv_ud_pingpong -d rxeb -g "$dev_idx_b" -n 5 -s 512 -- \
+				ibv_ud_pingpong -d rxea -g "$dev_idx_a" -n 5 -s 512 "$B4" ||
+				{ capture_stop; return 1; }
+		fi
+		;;
+	esac
+	capture_stop
+	case $kind in
+	rping|send_bw)
+		p=$(cm_ports)
+		[ -n "$p" ] || { echo "  no CM REQ in the capture"; return 1; }
+		echo "  CM ports $p"
+		expect=$(predict --policy "$policy" --cm-ports $p)
+		expect_wire $expect CM
+		;;
+	udaddy)
+		# tshark does not dissect SIDR, so no CM ports to predict from:
+		# one port for the SIDR MADs and the data, both directions.
+		expect_wire any any CM
+		;;
+	*)
+		q=$(qpns) || { echo "  no QPN pair in the capture"; return 1; }
+		echo "  QPNs $q"
+		expect=$(predict --policy "$policy" --qpn $q)
+		expect_wire $expect
+		;;
+	esac
+}
+
+# rdma_cm UD over IPv4: no flow label reaches the passive side, whose SIDR
+# REP (built from the work completion) and whose replies (udaddy makes its
+# AH from the work completion) do not use the connection's port.  Printed,
+# not counted: see the closing note of this part of the series.
+udaddy_ipv4_gap() {
+	local policy=$1
+
+	capture_start "udaddy-v4-$policy"
+	run_pair "cm_listening $B4" udaddy -b "$B4" -C 3 -- \
+		udaddy -s "$B4" -b "$A4" -C 3 > /dev/null
+	local rc=$?
+	capture_stop
+	echo "# known gap, not counted: udaddy IPv4 under $policy (exit $rc):" \
+		"ports from rxea [ $(fields ip.src udp.srcport | awk -v a=$A4 '$1 == a { print $2 }' | sort -u | tr '\n' ' ')]," \
+		"from rxeb [ $(fields ip.src udp.srcport | awk -v b=$B4 '$1 == b { print $2 }' | sort -u | tr '\n' ' ')]"
+}
+
+for policy in rfc mix off; do
+	step set_policy $policy
+	for fam in 4 6; do
+		for kind in rping send_bw udaddy rc_pingpong ud_pingpong; do
+			[ $kind/$fam = udaddy/4 ] && continue
+			check "$kind IPv$fam under $policy: one port per connection, as predicted" \
+				conn "$kind-v$fam-$policy" $kind $fam $policy
+		done
+	done
+	udaddy_ipv4_gap $policy
+done
+step set_policy rfc
+done_testing
