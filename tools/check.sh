@@ -101,12 +101,12 @@ if [ -f "$BUILD/kunit.summary" ]; then
 fi
 [ $rc = 0 ] || result 1 "KUnit run"
 
-say "VM tests: smoke, knob, KUnit module, mlx5_ib load, rdma-core pyverbs"
+say "VM tests: smoke, knob, KUnit module, mlx5_ib load, pyverbs, entropy on the wire"
 t=$REPO/tools/qemu/tests
 "$REPO/tools/qemu/vm-run.sh" "$t/smoke.sh" "$t/knob.sh" "$t/kunit-module.sh" \
-	"$t/mlx5.sh" "$t/pyverbs.sh" > "$BUILD/vm-tests.log" 2>&1
+	"$t/mlx5.sh" "$t/pyverbs.sh" "$t/wire.sh" "$t/wire-many.sh" > "$BUILD/vm-tests.log" 2>&1
 rc=$?
-grep -E '^((not )?ok - |# flaky)' "$BUILD/vm-tests.log" | tee -a "$LOG"
+grep -E '^((not )?ok - |# (flaky|known gap|32 concurrent))' "$BUILD/vm-tests.log" | tee -a "$LOG"
 vp=$(grep -c '^ok - ' "$BUILD/vm-tests.log")
 vf=$(grep -c '^not ok - ' "$BUILD/vm-tests.log")
 PASS=$((PASS + vp)) FAIL=$((FAIL + vf))

@@ -92,7 +92,8 @@ rxe_has_gid() {
 
 # Any kernel warning, bug or sanitizer report fails the run.
 vm_dmesg_clean() {
-	if dmesg | grep -E 'WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|kmemleak|possible circular locking|INFO: rcu'; then
+	if dmesg | grep -v 'traps:' |
+		grep -E 'WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|kmemleak|possible circular locking|INFO: rcu'; then
 		echo "vm: FAIL: the kernel reported a problem (above)"
 		return 1
 	fi

@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Connections side by side: a knob switch between two connections, and 32
+# concurrent rdma_cm connections.
+. "$rte_repo/tools/qemu/guest-lib.sh"
+. "$rte_repo/tools/qemu/tests/wire-lib.sh"
+
+server_up() {
+	rdma resource show cm_id | grep LISTEN | grep -qF "$B4"
+}
+
+# req_fields FIELD...: one line per CM REQ of $CAP.
+req_fields() {
+	local args=() f
+
+	for f in "$@"; do
+		args+=(-e "$f")
+	done
+	tshark -r "$CAP" -Y infiniband.cm.req -T fields -E separator=' ' "${args[@]}" 2>/dev/null
+}
+
+# ports_of_qpn QPN: the UDP source ports of the data packets to QPN.
+ports_of_qpn() {
+	fields infiniband.bth.destqp udp.srcport | awk -v q="$1" '$1 == q { print $2 }' | sort -u
+}
+
+# One connection runs under rfc; the knob goes to mix; a second connection
+# starts.  The first keeps its rfc port, the second gets its mix port.
+knob_switch() {
+	local spid lpid rc=0 long short lq sq lp sp
+
+	set_policy rfc
+	capture_start switch
+	rping -s -a "$B4" -P > /tmp/server.log 2>&1 &
+	spid=$!
+	wait_for 10 server_up || return 1
+	rping -c -a "$B4" -I "$A4" -C 400 > /dev/null 2>&1 &
+	lpid=$!
+	wait_for 20 bash -c "[ \$(tshark -r $CAP 2>/dev/null | wc -l) -gt 20 ]" || rc=1
+	step set_policy mix
+	timeout 60 rping -c -a "$B4" -I "$A4" -C 3 > /dev/null || rc=1
+	wait $lpid || rc=1
+	kill $spid
+	wait $spid
+	capture_stop
+	set_policy rfc
+	[ $rc = 0 ] || return 1
+
+	# REQs in order: the long connection's first.
+	long=$(req_fields infiniband.cm.req.ip_cm.sport infiniband.cm.req.serviceid.dport \
+		infiniband.cm.req.localqpn | sed -n 1p)
+	short=$(req_fields infiniband.cm.req.ip_cm.sport infiniband.cm.req.serviceid.dport \
+		infiniband.cm.req.localqpn | sed -n 2p)
+	set -- $long
+	lp=$(predict --policy rfc --cm-ports "$1" "$2" | cut -d' ' -f2)
+	lq=$3
+	set -- $short
+	sp=$(predict --policy mix --cm-ports "$1" "$2" | cut -d' ' -f2)
+	sq=$3
+	echo "  long connection (rfc): QPN $lq, ports [ $(ports_of_qpn "$lq" | tr '\n' ' ')], expected $lp"
+	echo "  short connection (mix): QPN $sq, ports [ $(ports_of_qpn "$sq" | tr '\n' ' ')], expected $sp"
+	[ "$(ports_of_qpn "$lq")" = "$lp" ] && [ "$(ports_of_qpn "$sq")" = "$sp" ]
+}
+
+# 32 concurrent rping connections under rfc: each on its predicted port.
+# The server is one persistent rping (-P), a thread per connection.
+many() {
+	local spid pids=() i rc=0 expected seen n=32
+
+	set_policy rfc
+	capture_start many
+	rping -s -a "$B4" -P > /tmp/server.log 2>&1 &
+	spid=$!
+	wait_for 10 server_up || return 1
+	# rping's server listens with a backlog of 3: stagger the starts a
+	# little; each client runs long enough for all 32 to overlap.
+	for i in $(seq $n); do
+		timeout 120 rping -c -a "$B4" -I "$A4" -C 60 > "$rte_out/many-$i.log" 2>&1 &
+		pids+=($!)
+		sleep 0.2
+	done
+	for i in $(seq $n); do
+		wait "${pids[$((i - 1))]}" ||
+			{ rc=1; echo "  client $i failed:"; tail -n 3 "$rte_out/many-$i.log"; }
+	done
+	kill $spid
+	wait $spid
+	capture_stop
+	[ $rc = 0 ] || { echo "  a client failed"; return 1; }
+	expected=$(req_fields infiniband.cm.req.ip_cm.sport infiniband.cm.req.serviceid.dport |
+		while read -r s d; do predict --policy rfc --cm-ports "$s" "$d" | cut -d' ' -f2; done |
+		sort -u)
+	seen=$(fields udp.srcport | sort -u)
+	echo "  $(req_fields infiniband.cm.req.localqpn | wc -l) CM REQs," \
+		"$(echo $seen | wc -w) distinct UDP source ports for $n connections"
+	echo "# 32 concurrent rdma_cm connections: $(echo $seen | wc -w) distinct source ports"
+	[ "$(req_fields infiniband.cm.req.localqpn | wc -l)" = $n ] && [ "$seen" = "$expected" ]
+}
+
+check "a knob switch changes the next connection and leaves the running one alone" knob_switch
+check "32 concurrent rdma_cm connections, each on its predicted port" many
+done_testing
