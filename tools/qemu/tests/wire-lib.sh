@@ -22,20 +22,34 @@ capture_start() {
 	sleep 0.5 # dumpcap writes the file header before its filter is live
 }
 
+# The fields the checks read; tshark runs once per capture (it takes a
+# second to start under TCG).
+CAP_FIELDS="ip.src ipv6.src ip.dst ipv6.dst udp.srcport ipv6.flow
+	infiniband.bth.opcode infiniband.bth.destqp
+	infiniband.cm.req.ip_cm.sport infiniband.cm.req.serviceid.dport
+	infiniband.cm.req.localqpn"
+
 capture_stop() {
+	local args=() f
+
 	sleep 0.5
 	kill -INT "$CAP_PID"
 	wait "$CAP_PID"
-}
-
-# fields FIELD...: one line per RoCE packet of $CAP.
-fields() {
-	local args=() f
-
-	for f in "$@"; do
+	for f in $CAP_FIELDS; do
 		args+=(-e "$f")
 	done
-	tshark -r "$CAP" -Y infiniband -T fields -E separator=' ' "${args[@]}" 2>/dev/null
+	tshark -r "$CAP" -Y infiniband -T fields -E separator='|' "${args[@]}" \
+		> "$CAP.txt" 2>/dev/null
+}
+
+# fields FIELD...: one line per RoCE packet of $CAP, FIELDs separated by
+# spaces (empty ones dropped, as awk splits).
+fields() {
+	awk -F'|' -v want="$*" -v all="$(echo $CAP_FIELDS)" '
+		BEGIN { n = split(all, names, " "); for (i = 1; i <= n; i++) col[names[i]] = i
+			m = split(want, w, " ") }
+		{ line = ""; for (i = 1; i <= m; i++) line = line (i > 1 ? " " : "") $(col[w[i]]); print line }
+	' "$CAP.txt"
 }
 
 # predict ARGS...: "flow_label udp_sport" from the tool.

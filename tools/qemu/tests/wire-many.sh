@@ -11,12 +11,7 @@ server_up() {
 
 # req_fields FIELD...: one line per CM REQ of $CAP.
 req_fields() {
-	local args=() f
-
-	for f in "$@"; do
-		args+=(-e "$f")
-	done
-	tshark -r "$CAP" -Y infiniband.cm.req -T fields -E separator=' ' "${args[@]}" 2>/dev/null
+	fields infiniband.cm.req.localqpn "$@" | awk 'NF > 1 { $1 = ""; sub(/^ /, ""); print }'
 }
 
 # ports_of_qpn QPN: the UDP source ports of the data packets to QPN.
@@ -36,7 +31,9 @@ knob_switch() {
 	wait_for 10 server_up || return 1
 	rping -c -a "$B4" -I "$A4" -C 400 > /dev/null 2>&1 &
 	lpid=$!
-	wait_for 20 bash -c "[ \$(tshark -r $CAP 2>/dev/null | wc -l) -gt 20 ]" || rc=1
+	# connected (its route, and so its flow label, resolved under rfc)
+	wait_for 20 bash -c "rdma resource show cm_id | grep -q 'state CONNECT'" || rc=1
+	sleep 1
 	step set_policy mix
 	timeout 60 rping -c -a "$B4" -I "$A4" -C 3 > /dev/null || rc=1
 	wait $lpid || rc=1
