@@ -9,6 +9,7 @@
 
 #include "entropy.h"
 #include "number.h"
+#include "simulate.h"
 
 namespace roce
 {
@@ -92,6 +93,179 @@ int udp_sport_cmd(const std::string &fl_text, bool as_json, std::ostream &out)
 	return 0;
 }
 
+struct SimulateArgs {
+	std::vector<std::string> policies;
+	std::string scenario = "seq-ports";
+	std::string hash = "crc16";
+	std::string connections = "256";
+	std::string paths = "8";
+	std::string trials = "64";
+	std::string offset = "1";
+	bool grid = false;
+	bool json = false;
+};
+
+SimParams base_params(const SimulateArgs &args)
+{
+	SimParams params;
+	auto scenario = parse_scenario(args.scenario);
+	auto hash = parse_switch_hash(args.hash);
+
+	if (!scenario)
+		throw UsageError("unknown scenario '" + args.scenario + "'");
+	if (!hash)
+		throw UsageError("unknown switch hash '" + args.hash + "'");
+	params.scenario = *scenario;
+	params.hash = *hash;
+	params.connections =
+	    static_cast<unsigned>(parse_number(args.connections, 1 << 20, "connections"));
+	params.paths = static_cast<unsigned>(parse_number(args.paths, 4096, "paths"));
+	params.trials = static_cast<unsigned>(parse_number(args.trials, 100000, "trials"));
+	params.offset = static_cast<unsigned>(parse_number(args.offset, 0xFFFFFF, "offset"));
+	if (!params.connections || !params.paths || !params.trials)
+		throw UsageError("connections, paths and trials must be at least 1");
+	return params;
+}
+
+json result_json(const SimResult &r)
+{
+	return {{"max_mean", r.max_mean},
+	        {"max_mean_p95", r.max_mean_p95},
+	        {"distinct_udp_sports", r.distinct_ports},
+	        {"collisions", r.collisions},
+	        {"load", r.load}};
+}
+
+int simulate_one(const SimulateArgs &args, std::ostream &out)
+{
+	SimParams params = base_params(args);
+	std::vector<SimPolicy> policies;
+	json rows = json::array();
+
+	for (const auto &name : args.policies) {
+		auto p = parse_sim_policy(name);
+		if (!p)
+			throw UsageError("unknown policy '" + name +
+			                 "' (off, rfc, mix, linux-cma, rxe-legacy, ideal)");
+		policies.push_back(*p);
+	}
+	if (policies.empty())
+		policies = {SimPolicy::Rfc, SimPolicy::Mix, SimPolicy::LinuxCma,
+		            SimPolicy::RxeLegacy, SimPolicy::Ideal};
+	if (!args.json) {
+		out << params.connections << " connections over " << params.paths << " paths, "
+		    << name_of(params.scenario) << ", switch hash " << name_of(params.hash) << "\n";
+		out << "policy       max/mean  p95   distinct  collisions (birthday "
+		    << birthday_collisions(params.connections) << ")\n";
+	}
+	for (auto p : policies) {
+		params.policy = p;
+		const SimResult r = simulate(params);
+		if (args.json) {
+			json row = result_json(r);
+			row["policy"] = name_of(p);
+			rows.push_back(row);
+			continue;
+		}
+		char line[128];
+		std::snprintf(line, sizeof(line), "%-12s %8.3f %5.2f %9.1f %10.4f\n",
+		              std::string(name_of(p)).c_str(), r.max_mean, r.max_mean_p95,
+		              r.distinct_ports, r.collisions);
+		out << line;
+	}
+	if (args.json)
+		out << json{{"connections", params.connections},
+		            {"paths", params.paths},
+		            {"scenario", name_of(params.scenario)},
+		            {"switch_hash", name_of(params.hash)},
+		            {"birthday_collisions", birthday_collisions(params.connections)},
+		            {"results", rows}}
+		    << '\n';
+	return 0;
+}
+
+// The whole grid: every scenario and switch hash, n in 64..4096, m in 2..64.
+int simulate_grid(const SimulateArgs &args, std::ostream &out)
+{
+	const SimParams base = base_params(args);
+	const std::vector<SimPolicy> policies = {SimPolicy::Rfc, SimPolicy::Mix,
+	                                         SimPolicy::LinuxCma, SimPolicy::RxeLegacy,
+	                                         SimPolicy::Ideal};
+	json cells = json::array();
+	std::vector<double> sum(policies.size(), 0);
+	unsigned at_256_8 = 0, mix_worse = 0, cells_n = 0;
+	double mix_worst = 0;
+
+	if (!args.json)
+		out << "    n   m scenario     hash   rfc    mix    linux-cma rxe-legacy ideal "
+		       "(p95)\n";
+	for (unsigned n : {64u, 256u, 1024u, 4096u}) {
+		for (unsigned m : {2u, 8u, 16u, 64u}) {
+			for (int s = 0; s < 6; ++s) {
+				for (int h = 0; h < 4; ++h) {
+					SimParams params = base;
+					params.connections = n;
+					params.paths = m;
+					params.scenario = static_cast<Scenario>(s);
+					params.hash = static_cast<SwitchHash>(h);
+					std::vector<SimResult> r;
+					for (auto p : policies) {
+						params.policy = p;
+						r.push_back(simulate(params));
+					}
+					const double noise = r[4].max_mean_p95 - r[4].max_mean;
+					++cells_n;
+					if (r[1].max_mean > r[0].max_mean + noise)
+						++mix_worse;
+					mix_worst =
+					    std::max(mix_worst, r[1].max_mean / r[4].max_mean);
+					if (n == 256 && m == 8) {
+						++at_256_8;
+						for (std::size_t i = 0; i < policies.size(); ++i)
+							sum[i] += r[i].max_mean;
+					}
+					json cell = {{"connections", n},
+					             {"paths", m},
+					             {"scenario", name_of(params.scenario)},
+					             {"switch_hash", name_of(params.hash)}};
+					for (std::size_t i = 0; i < policies.size(); ++i)
+						cell[std::string(name_of(policies[i]))] =
+						    result_json(r[i]);
+					cells.push_back(cell);
+					if (args.json)
+						continue;
+					char line[160];
+					std::snprintf(
+					    line, sizeof(line),
+					    "%5u %3u %-12s %-6s %5.2f  %5.2f  %5.2f     "
+					    "%5.2f      %5.2f (%4.2f)\n",
+					    n, m, std::string(name_of(params.scenario)).c_str(),
+					    std::string(name_of(params.hash)).c_str(),
+					    r[0].max_mean, r[1].max_mean, r[2].max_mean,
+					    r[3].max_mean, r[4].max_mean, r[4].max_mean_p95);
+					out << line;
+				}
+			}
+		}
+	}
+	json summary = {{"cells", cells_n},
+	                {"mix_worse_than_rfc_beyond_noise", mix_worse},
+	                {"mix_worst_relative_to_ideal", mix_worst}};
+	for (std::size_t i = 0; i < policies.size(); ++i)
+		summary["mean_max_mean_n256_m8"][std::string(name_of(policies[i]))] =
+		    sum[i] / at_256_8;
+	if (args.json) {
+		out << json{{"cells", cells}, {"summary", summary}} << '\n';
+	} else {
+		out << "summary: mean max/mean at n=256, m=8:";
+		for (std::size_t i = 0; i < policies.size(); ++i)
+			out << ' ' << name_of(policies[i]) << ' ' << sum[i] / at_256_8;
+		out << "\nsummary: cells where mix is worse than rfc beyond noise: " << mix_worse
+		    << " of " << cells_n << "; mix's worst cell / ideal: " << mix_worst << '\n';
+	}
+	return 0;
+}
+
 } // namespace
 
 int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
@@ -122,8 +296,27 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	sport_cmd->add_option("--flow-label", sport_fl, "20-bit flow label")->required();
 	sport_cmd->add_flag("--json", sport_json, "print JSON");
 
+	SimulateArgs sim_args;
+	auto *sim_cmd = app.add_subcommand(
+	    "simulate", "spread connections over ECMP paths and compare with random ports");
+	sim_cmd->add_option("--policy", sim_args.policies,
+	                    "off, rfc, mix, linux-cma, rxe-legacy, ideal (default: all but off)");
+	sim_cmd->add_option("--scenario", sim_args.scenario,
+	                    "seq-ports, random-ports, seq-qpns, offset-qpns, stride8-qpns, "
+	                    "random-qpns");
+	sim_cmd->add_option("--switch-hash", sim_args.hash, "crc16, crc32, xor, jhash");
+	sim_cmd->add_option("-n,--connections", sim_args.connections, "connections");
+	sim_cmd->add_option("-m,--paths", sim_args.paths, "ECMP paths");
+	sim_cmd->add_option("--trials", sim_args.trials, "trials of random inputs");
+	sim_cmd->add_option("--offset", sim_args.offset, "k of offset-qpns");
+	sim_cmd->add_flag("--grid", sim_args.grid, "the whole grid, with a summary");
+	sim_cmd->add_flag("--json", sim_args.json, "print JSON");
+
 	try {
 		app.parse(argc, argv);
+		if (sim_cmd->parsed())
+			return sim_args.grid ? simulate_grid(sim_args, out)
+			                     : simulate_one(sim_args, out);
 		if (fl_cmd->parsed()) {
 			if (fl_args.cm_ports.empty() && fl_args.qpns.empty())
 				throw UsageError("flow-label needs --cm-ports or --qpn");

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+// ECMP spreading of RoCE v2 connections: N connections, M equal-cost paths,
+// a switch that hashes the outer 5-tuple.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace roce
+{
+
+// What chooses the source ports: our policies, 6.12's references, or
+// uniformly random ports (the ideal).
+enum class SimPolicy { Off, Rfc, Mix, LinuxCma, RxeLegacy, Ideal };
+enum class Scenario { SeqPorts, RandomPorts, SeqQpns, OffsetQpns, Stride8Qpns, RandomQpns };
+enum class SwitchHash { Crc16, Crc32, Xor, Jhash };
+
+std::optional<SimPolicy> parse_sim_policy(std::string_view name);
+std::optional<Scenario> parse_scenario(std::string_view name);
+std::optional<SwitchHash> parse_switch_hash(std::string_view name);
+std::string_view name_of(SimPolicy p);
+std::string_view name_of(Scenario s);
+std::string_view name_of(SwitchHash h);
+
+struct SimParams {
+	SimPolicy policy = SimPolicy::Rfc;
+	Scenario scenario = Scenario::SeqPorts;
+	SwitchHash hash = SwitchHash::Crc16;
+	unsigned connections = 256;
+	unsigned paths = 8;
+	unsigned trials = 64; // for the random scenarios and the ideal
+	unsigned offset = 1;  // k of OffsetQpns
+	std::uint32_t seed = 1;
+};
+
+struct SimResult {
+	double max_mean = 0;     // mean over trials of max path load / mean load
+	double max_mean_p95 = 0; // 95th percentile over trials
+	double distinct_ports = 0;
+	double collisions = 0;      // fraction of connections sharing a port
+	std::vector<unsigned> load; // per path, first trial
+};
+
+// The UDP source ports of the connections of one trial.
+std::vector<std::uint16_t> sim_ports(const SimParams &params, unsigned trial);
+// The path a switch sends a RoCE v2 packet with this source port down.
+unsigned sim_path(SwitchHash hash, std::uint16_t sport, unsigned paths);
+SimResult simulate(const SimParams &params);
+// Expected collision fraction of N uniformly random 14-bit ports.
+double birthday_collisions(unsigned connections);
+
+} // namespace roce
