@@ -104,7 +104,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "excludes"},
         BadArgs{{"flow-label", "--qpn", "1", "2"}, "policy"},
         BadArgs{{"udp-sport", "--flow-label", "0x100000"}, "out of range"},
-        BadArgs{{"frobnicate"}, ""}, BadArgs{{}, ""}));
+        BadArgs{{"frobnicate"}, ""}, BadArgs{{}, ""},
+        BadArgs{{"simulate", "--switch-hash", "md5"}, "unknown switch hash"},
+        BadArgs{{"simulate", "--paths", "0"}, "at least 1"},
+        BadArgs{{"simulate", "--policy", "best"}, "unknown policy"}),
+    [](const auto &param_info) { return "case" + std::to_string(param_info.index); });
 
 } // namespace
 } // namespace roce
