@@ -12,17 +12,11 @@
 #include "rxe.h"
 #include "rxe_loc.h"
 
-static enum rdma_entropy_policy rxe_policy(struct ib_device *ibdev,
-					   u32 port_num)
-{
-	return rdma_port_entropy(ibdev, port_num);
-}
-
 /* RC and UC: the address set by modify_qp fixes port and flow label. */
 void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
 {
-	qp->flow_label = rdma_entropy_path(rxe_policy(qp->ibqp.device,
-						      attr->port_num),
+	qp->flow_label = rdma_entropy_path(rdma_port_entropy(qp->ibqp.device,
+							     attr->port_num),
 					   attr->grh.flow_label, qp_num(qp),
 					   qp->attr.dest_qp_num,
 					   RXE_ROCE_V2_SPORT, &qp->src_port);
@@ -31,7 +25,7 @@ void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
 /* UD: an AH keeps the policy in force when it was created. */
 void rxe_ah_set_entropy(struct rxe_ah *ah, struct rdma_ah_attr *attr)
 {
-	ah->entropy = rxe_policy(ah->ibah.device, attr->port_num);
+	ah->entropy = rdma_port_entropy(ah->ibah.device, attr->port_num);
 }
 
 /**
@@ -61,7 +55,7 @@ u32 rxe_pkt_entropy(struct rxe_pkt_info *pkt, struct rxe_av *av, u16 *sport)
 	if (pkt->wqe->wr.wr.ud.ah_num)
 		policy = container_of(av, struct rxe_ah, av)->entropy;
 	else
-		policy = rxe_policy(qp->ibqp.device, av->port_num);
+		policy = rdma_port_entropy(qp->ibqp.device, av->port_num);
 
 	fl = rdma_entropy_ud_flow_label(policy, av->grh.flow_label, qp_num(qp),
 					pkt->wqe->wr.wr.ud.remote_qpn);
