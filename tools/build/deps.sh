@@ -10,6 +10,7 @@ PACKAGES="
 	python3 rsync xz-utils patch sparse
 	qemu-system-x86 qemu-system-data iproute2 util-linux
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
+	librdmacm-dev libibverbs-dev
 	tshark jq
 	cmake g++ pkg-config libpcap-dev libgtest-dev libgmock-dev libbenchmark-dev
 	libcli11-dev nlohmann-json3-dev clang-format

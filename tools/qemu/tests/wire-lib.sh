@@ -4,6 +4,7 @@
 # everything between rxea and rxeb exactly once.
 
 TOOL=$rte_repo/build/bin/roce-entropy
+PING=$rte_repo/build/bin/roce-ping
 CAPS=$rte_out/captures
 mkdir -p "$CAPS"
 

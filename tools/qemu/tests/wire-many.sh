@@ -20,25 +20,29 @@ ports_of_qpn() {
 }
 
 # One connection runs under rfc; the knob goes to mix; a second connection
-# starts.  The first keeps its rfc port, the second gets its mix port.
+# starts.  The first keeps its rfc port, the second gets its mix port.  The
+# first is roce-ping's, which keeps pinging until told to stop: it runs
+# across the switch however slow the machine.
 knob_switch() {
-	local spid lpid rc=0 long short lq sq lp sp
+	local spid lpid rc=0 long short lq sq lp sp stop=/tmp/knob-switch.stop
 
 	set_policy rfc
+	rm -f $stop
 	capture_start switch
-	rping -s -a "$B4" -P > /tmp/server.log 2>&1 &
+	"$PING" server --bind "$B4" > /tmp/server.log 2>&1 &
 	spid=$!
 	wait_for 10 server_up || return 1
-	rping -c -a "$B4" -I "$A4" -C 400 > /dev/null 2>&1 &
+	"$PING" client --bind "$A4" --server "$B4" --messages 3 --until $stop > /dev/null &
 	lpid=$!
 	# connected (its route, and so its flow label, resolved under rfc)
-	wait_for 20 bash -c "rdma resource show cm_id | grep -q 'state CONNECT'" || rc=1
-	sleep 1
+	wait_for 60 bash -c "rdma resource show cm_id | grep -q 'state CONNECT'" || rc=1
 	step set_policy mix
-	timeout 60 rping -c -a "$B4" -I "$A4" -C 3 > /dev/null || rc=1
+	timeout 60 "$PING" client --bind "$A4" --server "$B4" --messages 3 > /dev/null || rc=1
+	sleep 1 # the first connection pings on under mix
+	touch $stop
 	wait $lpid || rc=1
 	kill $spid
-	wait $spid
+	wait $spid || rc=1
 	capture_stop
 	set_policy rfc
 	[ $rc = 0 ] || return 1

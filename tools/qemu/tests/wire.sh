@@ -5,7 +5,8 @@
 # (CM MADs included, both directions) carries the UDP source port, and over
 # IPv6 the flow label, that build/bin/roce-entropy predicts from the CM
 # ports or QPNs seen in the capture.  Clients are rdma-core's own; their
-# exit status is checked.  (perftest's ib_send_bw -R is not among them yet:
+# exit status is checked; roce-ping, our own rdma_cm client, sets an IPv6
+# flow label of its own, which must win under every policy.  (perftest's ib_send_bw -R is not among them yet:
 # here its server rejects the REQ as an invalid service ID and its
 # --source_ip takes no IPv6 address; not yet investigated.)
 . "$rte_repo/tools/qemu/guest-lib.sh"
@@ -56,6 +57,11 @@ conn() {
 		run_pair "cm_listening $sa" udaddy -b "$sa" -C 3 -- \
 			udaddy -s "$sa" -b "$ca" -C 3 || { capture_stop; return 1; }
 		;;
+	app_flow_label)
+		run_pair "cm_listening $sa" "$PING" server --bind "$sa" --connections 1 -- \
+			"$PING" client --bind "$ca" --server "$sa" --messages 5 \
+			--flow-label $APP_FL || { capture_stop; return 1; }
+		;;
 	rc_pingpong|ud_pingpong)
 		dev_idx_b=$(gid_index rxeb "$sa") && dev_idx_a=$(gid_index rxea "$ca") ||
 			{ capture_stop; echo "  no RoCE v2 GID"; return 1; }
@@ -72,11 +78,15 @@ conn() {
 	esac
 	capture_stop
 	case $kind in
-	rping)
+	rping|app_flow_label)
 		p=$(cm_ports)
 		[ -n "$p" ] || { echo "  no CM REQ in the capture"; return 1; }
 		echo "  CM ports $p"
-		expect=$(predict --policy "$policy" --cm-ports $p)
+		if [ $kind = rping ]; then
+			expect=$(predict --policy "$policy" --cm-ports $p)
+		else
+			expect=$(predict --policy "$policy" --cm-ports $p --flow-label $APP_FL)
+		fi
 		expect_wire $expect CM
 		;;
 	udaddy)
@@ -110,11 +120,15 @@ udaddy_ipv4_gap() {
 		"from rxeb [ $(fields ip.src udp.srcport | awk -v b=$B4 '$1 == b { print $2 }' | sort -u | tr '\n' ' ')]"
 }
 
+# The application's flow label (roce-ping sets sin6_flowinfo; rdma_cm has no
+# such input on IPv4).
+APP_FL=0x5a5a5
+
 for policy in rfc mix off; do
 	step set_policy $policy
 	for fam in 4 6; do
-		for kind in rping udaddy rc_pingpong ud_pingpong; do
-			[ $kind/$fam = udaddy/4 ] && continue
+		for kind in rping udaddy rc_pingpong ud_pingpong app_flow_label; do
+			case $kind/$fam in udaddy/4|app_flow_label/4) continue ;; esac
 			check "$kind IPv$fam under $policy: one port per connection, as predicted" \
 				conn "$kind-v$fam-$policy" $kind $fam $policy
 		done

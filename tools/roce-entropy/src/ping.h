@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+// roce-ping: an rdma_cm RC ping-pong client and server whose client can set
+// its own IPv6 flow label and report each connection's CM ports and QPNs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <sys/socket.h>
+
+namespace roce
+{
+
+struct PingOptions {
+	bool server = false;
+	sockaddr_storage bind{};   // local address; the server's port
+	sockaddr_storage remote{}; // client: the server's address and port
+	unsigned connections = 1;  // client: opened at once; server: served, 0 = until killed
+	unsigned messages = 10;    // client: round trips per connection
+	unsigned size = 64;        // bytes per message
+	std::uint32_t flow_label = 0;
+	std::string until;     // client: after MESSAGES, keep pinging until this file exists
+	unsigned timeout = 20; // seconds for each connection step
+	bool json = false;
+};
+
+// Parse ARGV into OPTS.  Returns nothing when the options are good, or the
+// exit status (0 for --help, 2 for a usage error, with a message on ERR).
+std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOptions &opts,
+                                   std::ostream &out, std::ostream &err);
+
+// Run the client or server.  Returns the exit status: 0 when every
+// connection completed its messages, 1 otherwise.
+int run_ping(const PingOptions &opts, std::ostream &out, std::ostream &err);
+
+} // namespace roce

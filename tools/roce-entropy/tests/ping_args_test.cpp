@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+// roce-ping's command line: the RDMA side runs in the VM tests; here, what
+// it is given.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ping.h"
+
+namespace roce
+{
+namespace
+{
+
+struct Parsed {
+	std::optional<int> status;
+	PingOptions opts;
+	std::string err;
+};
+
+Parsed parse(std::vector<std::string> args)
+{
+	Parsed p;
+	std::vector<const char *> argv{"roce-ping"};
+	std::ostringstream out, err;
+
+	for (const auto &a : args)
+		argv.push_back(a.c_str());
+	p.status = parse_ping_args(static_cast<int>(argv.size()), argv.data(), p.opts, out, err);
+	p.err = err.str();
+	return p;
+}
+
+const sockaddr_in6 &in6(const sockaddr_storage &ss)
+{
+	return reinterpret_cast<const sockaddr_in6 &>(ss);
+}
+
+const sockaddr_in &in4(const sockaddr_storage &ss)
+{
+	return reinterpret_cast<const sockaddr_in &>(ss);
+}
+
+TEST(PingArgs, ClientIpv6WithFlowLabel)
+{
+	auto p = parse({"client", "--bind", "fd01::2", "--server", "fd02::2", "--flow-label",
+	                "0xabcde", "--connections", "64", "--messages", "5", "--json"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_FALSE(p.opts.server);
+	EXPECT_EQ(p.opts.bind.ss_family, AF_INET6);
+	EXPECT_EQ(ntohl(in6(p.opts.bind).sin6_flowinfo), 0xabcdeu);
+	EXPECT_EQ(in6(p.opts.bind).sin6_port, 0);
+	EXPECT_EQ(ntohs(in6(p.opts.remote).sin6_port), 7471);
+	EXPECT_EQ(in6(p.opts.remote).sin6_flowinfo, 0u);
+	EXPECT_EQ(p.opts.flow_label, 0xabcdeu);
+	EXPECT_EQ(p.opts.connections, 64u);
+	EXPECT_EQ(p.opts.messages, 5u);
+	EXPECT_TRUE(p.opts.json);
+}
+
+TEST(PingArgs, ClientIpv4Defaults)
+{
+	auto p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--port", "9000"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_EQ(p.opts.remote.ss_family, AF_INET);
+	EXPECT_EQ(ntohs(in4(p.opts.remote).sin_port), 9000);
+	EXPECT_EQ(ntohl(in4(p.opts.remote).sin_addr.s_addr), 0x0a020002u);
+	EXPECT_EQ(p.opts.connections, 1u);
+	EXPECT_EQ(p.opts.messages, 10u);
+	EXPECT_EQ(p.opts.size, 64u);
+	EXPECT_EQ(p.opts.flow_label, 0u);
+	EXPECT_TRUE(p.opts.until.empty());
+}
+
+TEST(PingArgs, ServerServesUntilKilledByDefault)
+{
+	auto p = parse({"server", "--bind", "fd02::2"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_TRUE(p.opts.server);
+	EXPECT_EQ(p.opts.connections, 0u);
+	EXPECT_EQ(ntohs(in6(p.opts.bind).sin6_port), 7471);
+
+	p = parse({"server", "--bind", "10.2.0.2", "--connections", "3"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_EQ(p.opts.connections, 3u);
+}
+
+struct BadArgs {
+	const char *name;
+	std::vector<std::string> args;
+	const char *message;
+};
+
+class PingArgsBad : public testing::TestWithParam<BadArgs>
+{
+};
+
+TEST_P(PingArgsBad, ExitsTwoWithMessage)
+{
+	auto p = parse(GetParam().args);
+	ASSERT_TRUE(p.status);
+	EXPECT_EQ(*p.status, 2);
+	EXPECT_NE(p.err.find(GetParam().message), std::string::npos) << p.err;
+}
+
+const BadArgs bad_args[] = {
+    {"NoSubcommand", {}, "subcommand"},
+    {"MissingServer", {"client", "--bind", "10.1.0.2"}, "--server"},
+    {"HostName", {"client", "--bind", "a0", "--server", "10.2.0.2"}, "not a numeric"},
+    {"MixedFamilies", {"client", "--bind", "10.1.0.2", "--server", "fd02::2"}, "both be IPv4"},
+    {"FlowLabelOnIpv4",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--flow-label", "5"},
+     "needs IPv6"},
+    {"FlowLabelTooWide",
+     {"client", "--bind", "fd01::2", "--server", "fd02::2", "--flow-label", "0x100000"},
+     "out of range"},
+    {"FlowLabelZero",
+     {"client", "--bind", "fd01::2", "--server", "fd02::2", "--flow-label", "0"},
+     "below 1"},
+    {"PortZero", {"server", "--bind", "10.2.0.2", "--port", "0"}, "below 1"},
+    {"PortTooBig", {"server", "--bind", "10.2.0.2", "--port", "65536"}, "out of range"},
+    {"ZeroConnections",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--connections", "0"},
+     "below 1"},
+    {"SizeNotANumber",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--size", "big"},
+     "not a number"},
+    {"UnknownOption", {"server", "--bind", "10.2.0.2", "--flow-label", "1"}, "flow-label"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Cases, PingArgsBad, testing::ValuesIn(bad_args),
+                         [](const auto &param_info) { return std::string(param_info.param.name); });
+
+} // namespace
+} // namespace roce
