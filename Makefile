@@ -4,7 +4,7 @@
 # See README.md.  Every target installs what it is missing first.
 #
 #   make check            every test (what CI runs)
-#   make demo             the demonstration
+#   make demo             RoCE v2 over an 8-link ECMP router, per policy
 #   make modules          build/modules/*.ko (W=1, C=1 passed to Kbuild)
 #   make kernel           the QEMU test kernel, cached outside the repo
 #   make lint             W=1 + sparse: no warnings in our or patched files
@@ -50,10 +50,8 @@ vm-run: modules
 check:
 	@tools/check.sh
 
-demo:
-	@echo "make demo: not yet: the ECMP demonstration arrives with the rxe/rdma_cm"
-	@echo "and demo issues.  'make check' builds everything and runs every test;"
-	@echo "'make vm-run SCRIPT=tools/qemu/tests/smoke.sh' boots the test VM."
+demo: modules tools
+	@tools/demo.sh
 
 clean:
 	rm -rf build

@@ -3,10 +3,12 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "ecmp_report.h"
 #include "entropy.h"
 #include "number.h"
 #include "simulate.h"
@@ -266,6 +268,53 @@ int simulate_grid(const SimulateArgs &args, std::ostream &out)
 	return 0;
 }
 
+struct EcmpReportArgs {
+	std::string input, svg, output;
+	bool json = false;
+};
+
+// The ECMP demo's raw counts: a table (or JSON), report.json and the chart.
+// Exit status 1 when a policy fails its check.
+int ecmp_report_cmd(const EcmpReportArgs &args, std::ostream &out)
+{
+	std::ifstream in(args.input);
+	if (!in)
+		throw UsageError("cannot read " + args.input);
+	json raw;
+	try {
+		raw = json::parse(in);
+	} catch (const json::exception &e) {
+		throw UsageError(args.input + ": not JSON: " + e.what());
+	}
+	const std::vector<EcmpRun> runs = parse_ecmp_runs(raw);
+
+	SimParams params;
+	params.policy = SimPolicy::Ideal;
+	params.connections = static_cast<unsigned>(runs[0].udp_sports.size());
+	params.paths = static_cast<unsigned>(runs[0].forward.size());
+	params.trials = 4000;
+	const SimResult ideal = simulate(params);
+
+	const json report = ecmp_report_json(runs, ideal.max_mean, ideal.max_mean_p95);
+	if (!args.output.empty()) {
+		std::ofstream f(args.output);
+		f << report.dump(2) << '\n';
+		if (!f)
+			throw UsageError("cannot write " + args.output);
+	}
+	if (!args.svg.empty()) {
+		std::ofstream f(args.svg);
+		write_ecmp_svg(runs, ideal.max_mean_p95, f);
+		if (!f)
+			throw UsageError("cannot write " + args.svg);
+	}
+	if (args.json)
+		out << report << '\n';
+	else
+		print_ecmp_table(runs, ideal.max_mean, ideal.max_mean_p95, out);
+	return report["ok"].get<bool>() ? 0 : 1;
+}
+
 } // namespace
 
 int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
@@ -312,8 +361,18 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	sim_cmd->add_flag("--grid", sim_args.grid, "the whole grid, with a summary");
 	sim_cmd->add_flag("--json", sim_args.json, "print JSON");
 
+	EcmpReportArgs ecmp_args;
+	auto *ecmp_cmd = app.add_subcommand(
+	    "ecmp-report", "judge the ECMP demo's packets per link (exit 1 when a policy fails)");
+	ecmp_cmd->add_option("input", ecmp_args.input, "the demo's raw result (JSON)")->required();
+	ecmp_cmd->add_option("--svg", ecmp_args.svg, "write a chart of the load per link");
+	ecmp_cmd->add_option("--output", ecmp_args.output, "write the report as JSON");
+	ecmp_cmd->add_flag("--json", ecmp_args.json, "print JSON");
+
 	try {
 		app.parse(argc, argv);
+		if (ecmp_cmd->parsed())
+			return ecmp_report_cmd(ecmp_args, out);
 		if (sim_cmd->parsed())
 			return sim_args.grid ? simulate_grid(sim_args, out)
 			                     : simulate_one(sim_args, out);

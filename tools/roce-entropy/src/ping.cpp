@@ -295,7 +295,7 @@ rdma_cm_event *expect_event(rdma_event_channel *ch, rdma_cm_event_type want, uns
 
 // ---- client ----
 
-void connect_one(const PingOptions &opts, EventChannel &ec, Fabric &fabric)
+void connect_one(const PingOptions &opts, unsigned index, EventChannel &ec, Fabric &fabric)
 {
 	rdma_cm_id *id;
 	rdma_cm_event *ev;
@@ -303,6 +303,13 @@ void connect_one(const PingOptions &opts, EventChannel &ec, Fabric &fabric)
 	if (rdma_create_id(ec.ch, &id, nullptr, RDMA_PS_TCP))
 		fail("rdma_create_id");
 	sockaddr_storage src = opts.bind, dst = opts.remote;
+	if (opts.sport_base) {
+		const auto port = htons(static_cast<std::uint16_t>(opts.sport_base + index));
+		if (src.ss_family == AF_INET)
+			reinterpret_cast<sockaddr_in *>(&src)->sin_port = port;
+		else
+			reinterpret_cast<sockaddr_in6 *>(&src)->sin6_port = port;
+	}
 	if (rdma_resolve_addr(id, reinterpret_cast<sockaddr *>(&src),
 	                      reinterpret_cast<sockaddr *>(&dst), 2000)) {
 		int err = errno;
@@ -459,7 +466,7 @@ int run_client(const PingOptions &opts, std::ostream &out)
 
 	try {
 		for (unsigned i = 0; i < opts.connections; i++)
-			connect_one(opts, ec, fabric);
+			connect_one(opts, i, ec, fabric);
 		ping_all(opts, fabric);
 		print_conns(opts, fabric, out);
 		disconnect_all(opts, ec, fabric);

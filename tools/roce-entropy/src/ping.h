@@ -20,8 +20,9 @@ struct PingOptions {
 	unsigned messages = 10;    // client: round trips per connection
 	unsigned size = 64;        // bytes per message
 	std::uint32_t flow_label = 0;
-	std::string until;     // client: after MESSAGES, keep pinging until this file exists
-	unsigned timeout = 20; // seconds for each connection step
+	std::uint16_t sport_base = 0; // client: connection i binds port base + i; 0: rdma_cm's
+	std::string until;            // client: after MESSAGES, keep pinging until this file exists
+	unsigned timeout = 20;        // seconds for each connection step
 	bool json = false;
 };
 

@@ -48,7 +48,7 @@ unsigned number_arg(const std::string &text, std::uint64_t min, std::uint64_t ma
 
 struct Args {
 	std::string bind, server, port = "7471", connections, messages = "10", size = "64",
-	                          flow_label, until, timeout = "20";
+	                          flow_label, until, timeout = "20", sport_base;
 	bool json = false;
 };
 
@@ -75,6 +75,14 @@ void fill(const Args &args, bool server, PingOptions &opts)
 	    args.connections.empty() ? 1 : number_arg(args.connections, 1, 1024, "connections");
 	opts.messages = number_arg(args.messages, 1, 1000000, "messages");
 	opts.until = args.until;
+	if (!args.sport_base.empty()) {
+		opts.sport_base = static_cast<std::uint16_t>(
+		    number_arg(args.sport_base, 1024, 0xFFFF, "source port base"));
+		if (opts.sport_base + opts.connections - 1 > 0xFFFF)
+			throw UsageError("--sport-base " + args.sport_base +
+			                 " leaves no room for " + std::to_string(opts.connections) +
+			                 " connections");
+	}
 	if (!args.flow_label.empty()) {
 		opts.flow_label = static_cast<std::uint32_t>(
 		    number_arg(args.flow_label, 1, kFlowLabelMask, "flow label"));
@@ -116,6 +124,8 @@ std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOption
 	                    "the application's IPv6 flow label (sin6_flowinfo)");
 	cli_cmd->add_option("--until", cli.until,
 	                    "after the messages, ping every 100 ms until FILE exists");
+	cli_cmd->add_option("--sport-base", cli.sport_base,
+	                    "bind connection i to rdma_cm port BASE + i (default: rdma_cm picks)");
 	cli_cmd->add_option("--timeout", cli.timeout, "seconds per connection step (default 20)");
 	cli_cmd->add_flag("--json", cli.json, "print JSON");
 

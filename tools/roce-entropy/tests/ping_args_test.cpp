@@ -74,6 +74,21 @@ TEST(PingArgs, ClientIpv4Defaults)
 	EXPECT_EQ(p.opts.size, 64u);
 	EXPECT_EQ(p.opts.flow_label, 0u);
 	EXPECT_TRUE(p.opts.until.empty());
+	EXPECT_EQ(p.opts.sport_base, 0);
+}
+
+TEST(PingArgs, SourcePortBaseLeavesRoomForEveryConnection)
+{
+	auto p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--connections",
+	                "64", "--sport-base", "65472"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_EQ(p.opts.sport_base, 65472);
+
+	p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--connections", "64",
+	           "--sport-base", "65473"});
+	ASSERT_TRUE(p.status);
+	EXPECT_EQ(*p.status, 2);
+	EXPECT_NE(p.err.find("leaves no room"), std::string::npos) << p.err;
 }
 
 TEST(PingArgs, ServerServesUntilKilledByDefault)
@@ -129,6 +144,9 @@ const BadArgs bad_args[] = {
     {"SizeNotANumber",
      {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--size", "big"},
      "not a number"},
+    {"PrivilegedPortBase",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--sport-base", "80"},
+     "below 1024"},
     {"UnknownOption", {"server", "--bind", "10.2.0.2", "--flow-label", "1"}, "flow-label"},
 };
 

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+// The ECMP demo's report: packets per link as the router counted them, per
+// policy, judged against uniformly random ports (the ideal).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace roce
+{
+
+// One batch of connections under one policy.
+struct EcmpRun {
+	std::string family;                    // "ipv4" or "ipv6"
+	std::string policy;                    // "off", "rfc" or "mix"
+	std::vector<std::uint64_t> forward;    // packets per link, A to B
+	std::vector<std::uint64_t> reverse;    // packets per link, B to A
+	std::vector<std::uint16_t> udp_sports; // predicted per connection
+	bool clients_ok = false;
+};
+
+struct EcmpVerdict {
+	double forward_max_mean = 0;
+	double reverse_max_mean = 0;
+	unsigned distinct_sports = 0;
+	bool ok = false;
+	std::string why; // what the check found, in words
+};
+
+// Largest load over the mean load; 0 when nothing was counted.
+double max_mean(const std::vector<std::uint64_t> &load);
+
+// off: every packet of a direction on one link; rfc and mix: both
+// directions within IDEAL_P95; every policy: the clients completed.
+EcmpVerdict judge(const EcmpRun &run, double ideal_p95);
+
+// Parse the VM's raw result (see tools/qemu/demo/ecmp.sh).  Throws
+// std::runtime_error on anything missing or malformed.
+std::vector<EcmpRun> parse_ecmp_runs(const nlohmann::json &raw);
+
+// The report as JSON, a table and an SVG chart.
+nlohmann::json ecmp_report_json(const std::vector<EcmpRun> &runs, double ideal_mean,
+                                double ideal_p95);
+void print_ecmp_table(const std::vector<EcmpRun> &runs, double ideal_mean, double ideal_p95,
+                      std::ostream &out);
+void write_ecmp_svg(const std::vector<EcmpRun> &runs, double ideal_p95, std::ostream &out);
+
+} // namespace roce
