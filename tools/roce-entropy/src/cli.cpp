@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "capture.h"
 #include "ecmp_report.h"
 #include "entropy.h"
 #include "number.h"
@@ -268,6 +269,101 @@ int simulate_grid(const SimulateArgs &args, std::ostream &out)
 	return 0;
 }
 
+struct PcapArgs {
+	std::string file, policy = "rfc", app_fl;
+	bool json = false;
+};
+
+json connection_json(const Connection &c)
+{
+	json j = {{"src", c.src},
+	          {"dst", c.dst},
+	          {"transport", c.ud ? "UD" : "RC"},
+	          {"qpns", c.qpns},
+	          {"cm_ports", nullptr},
+	          {"udp_sports", c.udp_sports},
+	          {"flow_labels", c.flow_labels},
+	          {"expected_udp_sport", nullptr},
+	          {"expected_flow_label", nullptr},
+	          {"packets", c.packets},
+	          {"cm_mads", c.cm_mads},
+	          {"consistent", c.consistent}};
+	if (c.cm_ports)
+		j["cm_ports"] = {c.cm_ports->first, c.cm_ports->second};
+	if (c.expected_flow_label) {
+		j["expected_udp_sport"] = udp_sport(*c.expected_flow_label);
+		if (c.ipv6)
+			j["expected_flow_label"] = *c.expected_flow_label;
+	}
+	if (!c.ipv6)
+		j["flow_labels"] = json::array();
+	return j;
+}
+
+std::string hex_list(const auto &values, int width)
+{
+	std::string s;
+	for (auto v : values)
+		s += hex(static_cast<std::uint32_t>(v), width) + ' ';
+	return s;
+}
+
+// Judge a capture: exit 1 when a connection disagrees with the policy.
+int pcap_cmd(const PcapArgs &args, std::ostream &out)
+{
+	const Policy policy = policy_arg(args.policy);
+	std::uint32_t app_fl = 0;
+	unsigned not_roce, malformed;
+
+	if (!args.app_fl.empty())
+		app_fl = static_cast<std::uint32_t>(
+		    parse_number(args.app_fl, kFlowLabelMask, "flow label"));
+	std::vector<RocePacket> packets;
+	try {
+		packets = read_capture(args.file, not_roce, malformed);
+	} catch (const CaptureError &e) {
+		throw UsageError(e.what());
+	}
+	const CaptureSummary sum = judge_capture(packets, policy, app_fl);
+
+	if (args.json) {
+		json conns = json::array();
+		for (const auto &c : sum.connections)
+			conns.push_back(connection_json(c));
+		out << json{{"policy", policy_name(policy)},
+		            {"connections", conns},
+		            {"packets", sum.packets},
+		            {"not_roce", not_roce},
+		            {"malformed", malformed},
+		            {"distinct_udp_sports", sum.distinct_udp_sports},
+		            {"inconsistent", sum.inconsistent}}
+		    << '\n';
+		return sum.inconsistent ? 1 : 0;
+	}
+	unsigned n = 0;
+	for (const auto &c : sum.connections) {
+		out << "connection " << ++n << ": " << c.src << " -> " << c.dst << ' '
+		    << (c.ud ? "UD" : "RC") << ", QPNs [ " << hex_list(c.qpns, 6) << ']';
+		if (c.cm_ports)
+			out << ", CM ports " << c.cm_ports->first << ' ' << c.cm_ports->second;
+		out << "\n  " << c.packets << " packets (" << c.cm_mads
+		    << " CM MADs); UDP source ports [ " << hex_list(c.udp_sports, 4) << ']';
+		if (c.ipv6)
+			out << ", flow labels [ " << hex_list(c.flow_labels, 5) << ']';
+		if (c.expected_flow_label)
+			out << "; expected " << hex(udp_sport(*c.expected_flow_label), 4)
+			    << (c.ipv6 ? " / " + hex(*c.expected_flow_label, 5) : "");
+		else
+			out << "; nothing to predict from: one port expected";
+		out << ": " << (c.consistent ? "ok" : "DISAGREES") << '\n';
+	}
+	out << "summary: " << sum.connections.size() << " connections, " << sum.packets
+	    << " RoCE v2 packets, " << sum.distinct_udp_sports << " distinct UDP source ports, "
+	    << sum.inconsistent << " disagree with " << policy_name(policy) << "; skipped "
+	    << not_roce << " other and " << malformed << " malformed frames\n";
+	return sum.inconsistent ? 1 : 0;
+}
+
 struct EcmpReportArgs {
 	std::string input, svg, output;
 	bool json = false;
@@ -361,6 +457,16 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	sim_cmd->add_flag("--grid", sim_args.grid, "the whole grid, with a summary");
 	sim_cmd->add_flag("--json", sim_args.json, "print JSON");
 
+	PcapArgs pcap_args;
+	auto *pcap_sub = app.add_subcommand(
+	    "pcap", "group a capture's RoCE v2 packets into connections and check their ports "
+	            "(exit 1 when one disagrees)");
+	pcap_sub->add_option("file", pcap_args.file, "pcap or pcapng file")->required();
+	pcap_sub->add_option("--policy", pcap_args.policy, "off, rfc or mix (default rfc)");
+	pcap_sub->add_option("--flow-label", pcap_args.app_fl,
+	                     "the flow label the application set (it wins)");
+	pcap_sub->add_flag("--json", pcap_args.json, "print JSON");
+
 	EcmpReportArgs ecmp_args;
 	auto *ecmp_cmd = app.add_subcommand(
 	    "ecmp-report", "judge the ECMP demo's packets per link (exit 1 when a policy fails)");
@@ -371,6 +477,8 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 
 	try {
 		app.parse(argc, argv);
+		if (pcap_sub->parsed())
+			return pcap_cmd(pcap_args, out);
 		if (ecmp_cmd->parsed())
 			return ecmp_report_cmd(ecmp_args, out);
 		if (sim_cmd->parsed())
