@@ -30,12 +30,18 @@ CAP_FIELDS="ip.src ipv6.src ip.dst ipv6.dst udp.srcport ipv6.flow
 	infiniband.cm.req.ip_cm.sport infiniband.cm.req.serviceid.dport
 	infiniband.cm.req.localqpn"
 
-capture_stop() {
-	local args=() f
-
+# capture_end: stop the capture.
+capture_end() {
 	sleep 0.5
 	kill -INT "$CAP_PID"
 	wait "$CAP_PID"
+}
+
+# capture_stop: stop it and dissect it with tshark for fields.
+capture_stop() {
+	local args=() f
+
+	capture_end
 	for f in $CAP_FIELDS; do
 		args+=(-e "$f")
 	done
@@ -51,6 +57,26 @@ fields() {
 			m = split(want, w, " ") }
 		{ line = ""; for (i = 1; i <= m; i++) line = line (i > 1 ? " " : "") $(col[w[i]]); print line }
 	' "$CAP.txt"
+}
+
+# judge_capture POLICY CM|QPN [FL]: roce-entropy pcap judges $CAP: one
+# connection with packets both ways, every one of them (CM MADs included)
+# on the UDP source port, and over IPv6 with the flow label, that POLICY
+# predicts from the CM ports (CM) or the QPNs (QPN) in the capture; FL is
+# the application's flow label.
+judge_capture() {
+	local policy=$1 by=$2 json
+
+	json=$("$TOOL" pcap "$CAP" --policy "$policy" ${3:+--flow-label "$3"} --json)
+	echo "$json" | jq -r '.connections[] |
+		"  \(.transport) \(.src) -> \(.dst): QPNs \(.qpns), CM ports \(.cm_ports // "none"), \(.cm_mads) CM MADs",
+		"  \(.forward.packets) packets -> on UDP source ports \(.forward.udp_sports), \(.reverse.packets) <- on \(.reverse.udp_sports); expected \(.expected_udp_sport)",
+		(select(.expected_flow_label != null) | "  IPv6 flow labels \(.flow_labels), expected \(.expected_flow_label)")'
+	echo "$json" | jq -e --arg by "$by" '.inconsistent == 0 and (.connections | length) == 1 and
+		(.connections[0] | .forward.packets > 0 and .reverse.packets > 0 and
+		 .expected_udp_sport != null and
+		 (if $by == "CM" then .cm_ports != null and .cm_mads >= 2
+		  else (.qpns | length) == 2 end))' > /dev/null
 }
 
 # predict ARGS...: "flow_label udp_sport" from the tool.

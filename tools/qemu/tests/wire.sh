@@ -3,12 +3,13 @@
 # The entropy on the wire: for each connection type, over IPv4 and IPv6,
 # under each policy set through the knob, every packet of the connection
 # (CM MADs included, both directions) carries the UDP source port, and over
-# IPv6 the flow label, that build/bin/roce-entropy predicts from the CM
-# ports or QPNs seen in the capture.  Clients are rdma-core's own; their
-# exit status is checked; roce-ping, our own rdma_cm client, sets an IPv6
-# flow label of its own, which must win under every policy.  (perftest's ib_send_bw -R is not among them yet:
-# here its server rejects the REQ as an invalid service ID and its
-# --source_ip takes no IPv6 address; not yet investigated.)
+# IPv6 the flow label, that the policy predicts from the CM ports or QPNs
+# seen in the capture; "roce-entropy pcap" reads the capture and judges.
+# Clients are rdma-core's own, and their exit status is checked; roce-ping,
+# our rdma_cm client, sets an IPv6 flow label of its own, which must win
+# under every policy.  (perftest's ib_send_bw -R is not among them: here
+# its server rejects the REQ as an invalid service ID and its --source_ip
+# takes no IPv6 address.)
 . "$rte_repo/tools/qemu/guest-lib.sh"
 . "$rte_repo/tools/qemu/tests/wire-lib.sh"
 
@@ -44,62 +45,43 @@ run_pair() {
 
 # conn NAME KIND FAMILY POLICY: run one connection of KIND and check it.
 conn() {
-	local name=$1 kind=$2 fam=$3 policy=$4 sa ca dev_idx_b dev_idx_a p q expect
+	local name=$1 kind=$2 fam=$3 policy=$4 sa ca dev_idx_b dev_idx_a
 
 	if [ "$fam" = 4 ]; then sa=$B4 ca=$A4; else sa=$B6 ca=$A6; fi
 	capture_start "$name"
 	case $kind in
 	rping)
 		run_pair "cm_listening $sa" rping -s -a "$sa" -C 3 -- \
-			rping -c -a "$sa" -I "$ca" -C 3 || { capture_stop; return 1; }
+			rping -c -a "$sa" -I "$ca" -C 3 || { capture_end; return 1; }
 		;;
 	udaddy)
 		run_pair "cm_listening $sa" udaddy -b "$sa" -C 3 -- \
-			udaddy -s "$sa" -b "$ca" -C 3 || { capture_stop; return 1; }
+			udaddy -s "$sa" -b "$ca" -C 3 || { capture_end; return 1; }
 		;;
 	app_flow_label)
 		run_pair "cm_listening $sa" "$PING" server --bind "$sa" --connections 1 -- \
 			"$PING" client --bind "$ca" --server "$sa" --messages 5 \
-			--flow-label $APP_FL || { capture_stop; return 1; }
+			--flow-label $APP_FL || { capture_end; return 1; }
 		;;
 	rc_pingpong|ud_pingpong)
 		dev_idx_b=$(gid_index rxeb "$sa") && dev_idx_a=$(gid_index rxea "$ca") ||
-			{ capture_stop; echo "  no RoCE v2 GID"; return 1; }
+			{ capture_end; echo "  no RoCE v2 GID"; return 1; }
 		if [ $kind = rc_pingpong ]; then
 			run_pair "tcp_listening 18515" ibv_rc_pingpong -d rxeb -g "$dev_idx_b" -n 5 -- \
 				ibv_rc_pingpong -d rxea -g "$dev_idx_a" -n 5 "$B4" ||
-				{ capture_stop; return 1; }
+				{ capture_end; return 1; }
 		else
 			run_pair "tcp_listening 18515" ibv_ud_pingpong -d rxeb -g "$dev_idx_b" -n 5 -s 512 -- \
 				ibv_ud_pingpong -d rxea -g "$dev_idx_a" -n 5 -s 512 "$B4" ||
-				{ capture_stop; return 1; }
+				{ capture_end; return 1; }
 		fi
 		;;
 	esac
-	capture_stop
+	capture_end
 	case $kind in
-	rping|app_flow_label)
-		p=$(cm_ports)
-		[ -n "$p" ] || { echo "  no CM REQ in the capture"; return 1; }
-		echo "  CM ports $p"
-		if [ $kind = rping ]; then
-			expect=$(predict --policy "$policy" --cm-ports $p)
-		else
-			expect=$(predict --policy "$policy" --cm-ports $p --flow-label $APP_FL)
-		fi
-		expect_wire $expect CM
-		;;
-	udaddy)
-		# tshark does not dissect SIDR, so no CM ports to predict from:
-		# one port for the SIDR MADs and the data, both directions.
-		expect_wire any any CM
-		;;
-	*)
-		q=$(qpns) || { echo "  no QPN pair in the capture"; return 1; }
-		echo "  QPNs $q"
-		expect=$(predict --policy "$policy" --qpn $q)
-		expect_wire $expect
-		;;
+	rping|udaddy) judge_capture "$policy" CM ;;
+	app_flow_label) judge_capture "$policy" CM $APP_FL ;;
+	*) judge_capture "$policy" QPN ;;
 	esac
 }
 
@@ -108,16 +90,16 @@ conn() {
 # AH from the work completion) do not use the connection's port.  Printed,
 # not counted: see the closing note of this part of the series.
 udaddy_ipv4_gap() {
-	local policy=$1
+	local policy=$1 rc
 
 	capture_start "udaddy-v4-$policy"
 	run_pair "cm_listening $B4" udaddy -b "$B4" -C 3 -- \
 		udaddy -s "$B4" -b "$A4" -C 3 > /dev/null
-	local rc=$?
-	capture_stop
-	echo "# known gap, not counted: udaddy IPv4 under $policy (exit $rc):" \
-		"ports from rxea [ $(fields ip.src udp.srcport | awk -v a=$A4 '$1 == a { print $2 }' | sort -u | tr '\n' ' ')]," \
-		"from rxeb [ $(fields ip.src udp.srcport | awk -v b=$B4 '$1 == b { print $2 }' | sort -u | tr '\n' ' ')]"
+	rc=$?
+	capture_end
+	echo "# known gap, not counted: udaddy IPv4 under $policy (exit $rc):"
+	"$TOOL" pcap "$CAP" --policy "$policy" --json | jq -r '.connections[] |
+		"#   ports from \(.src) \(.forward.udp_sports), from \(.dst) \(.reverse.udp_sports), predicted \(.expected_udp_sport)"'
 }
 
 # The application's flow label (roce-ping sets sin6_flowinfo; rdma_cm has no

@@ -459,11 +459,16 @@ CaptureSummary judge_capture(const std::vector<RocePacket> &packets, Policy poli
 	for (auto &g : groups) {
 		Connection &c = g.conn;
 		for (const RocePacket *p : g.packets) {
+			Direction &d = p->src == c.src ? c.forward : c.reverse;
+			d.packets++;
+			d.udp_sports.insert(p->udp_sport);
 			c.udp_sports.insert(p->udp_sport);
 			all_sports.insert(p->udp_sport);
 			c.ipv6 = p->ipv6;
-			if (p->ipv6)
+			if (p->ipv6) {
+				d.flow_labels.insert(p->flow_label);
 				c.flow_labels.insert(p->flow_label);
+			}
 		}
 		c.packets = static_cast<unsigned>(g.packets.size());
 		std::erase(c.qpns, 0u); // a SIDR client whose sends were not seen

@@ -56,6 +56,13 @@ enum class ParseStatus { Roce, NotRoce, Malformed };
 ParseStatus parse_frame(int linktype, const std::uint8_t *data, std::size_t caplen,
                         RocePacket &pkt);
 
+// What one direction of a connection carried.
+struct Direction {
+	unsigned packets = 0;
+	std::set<std::uint16_t> udp_sports;
+	std::set<std::uint32_t> flow_labels; // IPv6 only
+};
+
 struct Connection {
 	std::string src, dst; // src: the active side when CM was seen
 	bool ipv6 = false;
@@ -64,6 +71,7 @@ struct Connection {
 	std::optional<std::pair<std::uint16_t, std::uint16_t>> cm_ports;
 	std::set<std::uint16_t> udp_sports;
 	std::set<std::uint32_t> flow_labels; // IPv6 only
+	Direction forward, reverse;          // src to dst, dst to src
 	std::optional<std::uint32_t> expected_flow_label;
 	unsigned packets = 0;
 	unsigned cm_mads = 0;

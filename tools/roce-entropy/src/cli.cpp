@@ -274,6 +274,12 @@ struct PcapArgs {
 	bool json = false;
 };
 
+json direction_json(const Direction &d)
+{
+	return {
+	    {"packets", d.packets}, {"udp_sports", d.udp_sports}, {"flow_labels", d.flow_labels}};
+}
+
 json connection_json(const Connection &c)
 {
 	json j = {{"src", c.src},
@@ -286,6 +292,8 @@ json connection_json(const Connection &c)
 	          {"expected_udp_sport", nullptr},
 	          {"expected_flow_label", nullptr},
 	          {"packets", c.packets},
+	          {"forward", direction_json(c.forward)},
+	          {"reverse", direction_json(c.reverse)},
 	          {"cm_mads", c.cm_mads},
 	          {"consistent", c.consistent}};
 	if (c.cm_ports)

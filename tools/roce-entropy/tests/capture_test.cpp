@@ -246,6 +246,9 @@ TEST(Capture, CmRcConnectionIsOneConnectionOnItsPredictedPort)
 	EXPECT_EQ(conn.cm_ports->second, 7471);
 	EXPECT_EQ(conn.cm_mads, 5u);
 	EXPECT_EQ(conn.packets, 9u);
+	EXPECT_EQ(conn.forward.packets, 5u); // REQ, RTU, SEND, ACK, DREQ
+	EXPECT_EQ(conn.reverse.packets, 4u); // REP, ACK, SEND, DREP
+	EXPECT_EQ(conn.forward.udp_sports, std::set<std::uint16_t>{kSportPorts1And7471});
 	EXPECT_EQ(conn.expected_flow_label, kFlPorts1And7471);
 	EXPECT_TRUE(conn.consistent);
 	EXPECT_EQ(j.sum.inconsistent, 0u);
@@ -474,6 +477,9 @@ TEST(PcapCli, JsonAndExitStatus)
 	EXPECT_EQ(j["connections"][0]["expected_flow_label"], kFlPorts1And7471);
 	EXPECT_EQ(j["connections"][0]["qpns"], (nlohmann::json{0x21, 0x22}));
 	EXPECT_EQ(j["connections"][0]["consistent"], true);
+	EXPECT_EQ(j["connections"][0]["forward"]["packets"], 5);
+	EXPECT_EQ(j["connections"][0]["reverse"]["flow_labels"],
+	          (nlohmann::json{kFlPorts1And7471}));
 
 	r = pcap_cli({good.path(), "--policy", "mix"});
 	EXPECT_EQ(r.status, 1);
@@ -497,6 +503,56 @@ TEST(PcapCli, BadInputsExitTwo)
 	close(fd);
 	EXPECT_EQ(pcap_cli({tmpl}).status, 2);
 	std::remove(tmpl);
+}
+
+} // namespace
+} // namespace roce
+
+namespace roce
+{
+namespace
+{
+
+const std::string kData = ROCE_TEST_DATA;
+
+// Captured in the VM by tools/qemu/tests/wire.sh (2026-11-22): rping over
+// IPv6 under rfc, three round trips.  By hand, RFC, CM ports 45313 and
+// 7174: 45313 * 7174 = 0x13604206; ^ >> 16: 0x13605166; ^ >> 8:
+// 0x13733137; flow label 0x33137; port (0x3137 ^ 0xc) | 0xc000 = 0xf13b.
+TEST(RealCapture, RpingIpv6UnderRfc)
+{
+	unsigned not_roce, malformed;
+	auto pkts = read_capture(kData + "/rping-v6-rfc.pcapng", not_roce, malformed);
+	auto sum = judge_capture(pkts, Policy::Rfc, 0);
+	ASSERT_EQ(sum.connections.size(), 1u);
+	const Connection &c = sum.connections[0];
+	EXPECT_EQ(c.src, "fd01::2");
+	EXPECT_EQ(c.dst, "fd02::2");
+	ASSERT_TRUE(c.cm_ports);
+	EXPECT_EQ(c.cm_ports->first, 45313);
+	EXPECT_EQ(c.cm_ports->second, 7174);
+	EXPECT_EQ(c.cm_mads, 5u);
+	EXPECT_EQ(c.packets, 41u);
+	EXPECT_EQ(c.udp_sports, std::set<std::uint16_t>{0xf13b});
+	EXPECT_EQ(c.flow_labels, std::set<std::uint32_t>{0x33137});
+	EXPECT_TRUE(c.consistent);
+	EXPECT_EQ(malformed, 0u);
+}
+
+// udaddy over IPv4 under rfc: the known gap (Documentation): the passive
+// side's SIDR REP and replies do not use the connection's port.
+TEST(RealCapture, UdaddyIpv4GapIsReported)
+{
+	unsigned not_roce, malformed;
+	auto pkts = read_capture(kData + "/udaddy-v4-rfc.pcapng", not_roce, malformed);
+	auto sum = judge_capture(pkts, Policy::Rfc, 0);
+	ASSERT_EQ(sum.connections.size(), 1u);
+	const Connection &c = sum.connections[0];
+	EXPECT_TRUE(c.ud);
+	EXPECT_EQ(c.cm_mads, 2u);
+	EXPECT_GT(c.udp_sports.size(), 1u);
+	EXPECT_FALSE(c.consistent);
+	EXPECT_EQ(sum.inconsistent, 1u);
 }
 
 } // namespace
