@@ -9,6 +9,11 @@
 #
 #   rxea/a0 -- a1 [r] e0..e7 ==== f0..f7 [s] b1 -- b0/rxeb
 #
+# Then the sending host's own multipath route: rxea's route to 10.2.0.0/24
+# gets 4 next hops on a0 (a1 and three macvlans on it in r, each its own
+# MAC), hashed with the UDP ports rxe now puts in its flowi; r's receive
+# counters say which next hop each packet went to.
+#
 # RTE_DEMO_CONNECTIONS (64), RTE_DEMO_LINKS (8), RTE_DEMO_MESSAGES (50)
 # and RTE_DEMO_SEED (the routers' fib_multipath_hash_seed, fixed so that a
 # run is reproducible) change it.
@@ -82,18 +87,57 @@ tx_counts() {
 	echo "[$out]"
 }
 
+HOPS=4
+
+# Four next hops for rxea's route to B: r's a1 and macvlans a1m1..a1m3.
+host_multipath() {
+	local j hops="nexthop via $RA4 dev a0"
+
+	step sysctl -qw net.ipv4.fib_multipath_hash_policy=1 \
+		net.ipv4.fib_multipath_hash_seed=$SEED || return 1
+	for j in $(seq 1 $((HOPS - 1))); do
+		step ip -n r link add link a1 name a1m$j type macvlan mode private || return 1
+		step ip -n r addr add 10.1.0.1$j/24 dev a1m$j
+		step ip -n r link set a1m$j up
+		ip neigh replace 10.1.0.1$j lladdr "$(mac_of r a1m$j)" dev a0 nud permanent
+		hops="$hops nexthop via 10.1.0.1$j dev a0"
+	done
+	ip neigh replace $RA4 lladdr "$(mac_of r a1)" dev a0 nud permanent
+	step ip route replace 10.2.0.0/24 table 100 $hops || return 1
+	ip route show table 100
+}
+
+# rx_hops: a JSON array of what each next hop received: a1's own (all it
+# received less what its macvlans took), then a1m1..
+rx_hops() {
+	local j n all sum=0 out=
+
+	all=$(ip netns exec r cat /sys/class/net/a1/statistics/rx_packets)
+	for j in $(seq 1 $((HOPS - 1))); do
+		n=$(ip netns exec r cat /sys/class/net/a1m$j/statistics/rx_packets)
+		sum=$((sum + n))
+		out="$out,$n"
+	done
+	echo "[$((all - sum))$out]"
+}
+
 server_up() {
 	rdma resource show cm_id | grep LISTEN | grep -qF "$1"
 }
 
 # batch FAMILY POLICY: N connections under POLICY; appends a run to $RAW.runs.
+# FAMILY host-ipv4 counts the host's next hops instead of the router's links.
 batch() {
 	local fam=$1 policy=$2 sa ca f0 r0 f1 r1 spid ok=true clients
 
-	if [ "$fam" = ipv4 ]; then sa=$B4 ca=$A4; else sa=$B6 ca=$A6; fi
+	if [ "$fam" = ipv6 ]; then sa=$B6 ca=$A6; else sa=$B4 ca=$A4; fi
 	progress "$fam, policy $policy: $N connections, $MESSAGES round trips each"
 	set_policy "$policy" || return 1
-	f0=$(tx_counts r e) r0=$(tx_counts s f)
+	if [ "$fam" = host-ipv4 ]; then
+		f0=$(rx_hops) r0=null
+	else
+		f0=$(tx_counts r e) r0=$(tx_counts s f)
+	fi
 	"$PING" server --bind "$sa" --connections "$N" > "$rte_out/demo-server.log" 2>&1 &
 	spid=$!
 	wait_for 10 server_up "$sa" || { kill $spid; return 1; }
@@ -103,17 +147,22 @@ batch() {
 		{ ok=false; cat "$rte_out/demo-client.err"; }
 	wait_for 30 bash -c "! kill -0 $spid 2>/dev/null" || { kill $spid; ok=false; }
 	wait $spid || ok=false
-	f1=$(tx_counts r e) r1=$(tx_counts s f)
+	if [ "$fam" = host-ipv4 ]; then
+		f1=$(rx_hops) r1=null
+	else
+		f1=$(tx_counts r e) r1=$(tx_counts s f)
+	fi
 	clients=$(jq -c '.connections' "$rte_out/demo-client.json" 2>/dev/null) || clients='[]'
 	[ -n "$clients" ] || clients='[]'
 	jq --arg fam "$fam" --arg policy "$policy" --argjson ok $ok \
 		--argjson f0 "$f0" --argjson f1 "$f1" --argjson r0 "$r0" --argjson r1 "$r1" \
 		--argjson clients "$clients" \
 		'.runs += [{family: $fam, policy: $policy, clients_ok: $ok, clients: $clients,
-			forward: [range($f1 | length) as $i | $f1[$i] - $f0[$i]],
-			reverse: [range($r1 | length) as $i | $r1[$i] - $r0[$i]]}]' \
+			forward: [range($f1 | length) as $i | $f1[$i] - $f0[$i]]}
+			+ (if $r1 == null then {} else
+			   {reverse: [range($r1 | length) as $i | $r1[$i] - $r0[$i]]} end)]' \
 		"$RAW" > "$RAW.new" && mv "$RAW.new" "$RAW"
-	echo "  A>B per link: $(jq -c '.runs[-1].forward' "$RAW"), B>A: $(jq -c '.runs[-1].reverse' "$RAW")"
+	echo "  A>B per link: $(jq -c '.runs[-1].forward' "$RAW"), B>A: $(jq -c '.runs[-1].reverse // "-"' "$RAW")"
 	$ok
 }
 
@@ -127,6 +176,15 @@ for fam in ipv4 ipv6; do
 		batch $fam $policy || rc=1
 	done
 done
+progress "host multipath: rxea's route to B over $HOPS next hops on a0"
+if host_multipath; then
+	for policy in off rfc mix; do
+		batch host-ipv4 $policy || rc=1
+	done
+else
+	echo "demo: FAIL: could not set up the host's multipath route"
+	rc=1
+fi
 set_policy rfc
 progress "raw counts in $RAW"
 exit $rc

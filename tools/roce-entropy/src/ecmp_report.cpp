@@ -43,7 +43,15 @@ std::string fmt(const char *format, double value)
 
 std::string family_title(const std::string &family)
 {
+	if (family == "host-ipv4")
+		return "IPv4, the sending host's own multipath route";
 	return family == "ipv6" ? "IPv6" : "IPv4";
+}
+
+bool directions_ok(const EcmpRun &run, const EcmpVerdict &v, double limit, bool at_least)
+{
+	auto ok = [&](double value) { return at_least ? value >= limit : value <= limit; };
+	return ok(v.forward_max_mean) && (run.reverse.empty() || ok(v.reverse_max_mean));
 }
 
 } // namespace
@@ -59,7 +67,7 @@ double max_mean(const std::vector<std::uint64_t> &load)
 	       static_cast<double>(total);
 }
 
-EcmpVerdict judge(const EcmpRun &run, double ideal_p95)
+EcmpVerdict judge(const EcmpRun &run)
 {
 	EcmpVerdict v;
 	const double links = static_cast<double>(run.forward.size());
@@ -70,15 +78,15 @@ EcmpVerdict judge(const EcmpRun &run, double ideal_p95)
 	    std::set<std::uint16_t>(run.udp_sports.begin(), run.udp_sports.end()).size());
 	if (!run.clients_ok) {
 		v.why = "a client failed";
-	} else if (!v.forward_max_mean || !v.reverse_max_mean) {
+	} else if (!v.forward_max_mean || (!run.reverse.empty() && !v.reverse_max_mean)) {
 		v.why = "no packets counted";
 	} else if (run.policy == "off") {
 		// One link carries it all: max/mean equals the number of links
 		// (99% of it, for the odd neighbour packet).
-		v.ok = v.forward_max_mean >= 0.99 * links && v.reverse_max_mean >= 0.99 * links;
+		v.ok = directions_ok(run, v, 0.99 * links, true);
 		v.why = v.ok ? "all on one link, as expected" : "spread: off should use one link";
 	} else {
-		v.ok = v.forward_max_mean <= ideal_p95 && v.reverse_max_mean <= ideal_p95;
+		v.ok = directions_ok(run, v, run.ideal_p95, false);
 		v.why = v.ok ? "within random ports' p95" : "worse than random ports' p95";
 	}
 	return v;
@@ -98,8 +106,9 @@ std::vector<EcmpRun> parse_ecmp_runs(const json &raw)
 		if (!policy)
 			throw std::runtime_error("unknown policy '" + run.policy + "'");
 		run.forward = counts(j, "forward");
-		run.reverse = counts(j, "reverse");
-		if (run.forward.size() != run.reverse.size())
+		if (j.contains("reverse"))
+			run.reverse = counts(j, "reverse");
+		if (!run.reverse.empty() && run.forward.size() != run.reverse.size())
 			throw std::runtime_error("forward and reverse count different links");
 		run.clients_ok = j.at("clients_ok").get<bool>();
 		for (const auto &c : j.at("clients")) {
@@ -114,13 +123,13 @@ std::vector<EcmpRun> parse_ecmp_runs(const json &raw)
 	return runs;
 }
 
-json ecmp_report_json(const std::vector<EcmpRun> &runs, double ideal_mean, double ideal_p95)
+json ecmp_report_json(const std::vector<EcmpRun> &runs)
 {
 	json list = json::array();
 	bool ok = true;
 
 	for (const auto &run : runs) {
-		const EcmpVerdict v = judge(run, ideal_p95);
+		const EcmpVerdict v = judge(run);
 		ok &= v.ok;
 		list.push_back({{"family", run.family},
 		                {"policy", run.policy},
@@ -131,21 +140,23 @@ json ecmp_report_json(const std::vector<EcmpRun> &runs, double ideal_mean, doubl
 		                {"forward_max_mean", v.forward_max_mean},
 		                {"reverse_max_mean", v.reverse_max_mean},
 		                {"clients_ok", run.clients_ok},
+		                {"ideal_max_mean", run.ideal_mean},
+		                {"ideal_max_mean_p95", run.ideal_p95},
 		                {"ok", v.ok},
 		                {"verdict", v.why}});
+		if (run.reverse.empty())
+			list.back()["reverse_max_mean"] = nullptr;
 	}
-	return {{"runs", list},
-	        {"ideal", {{"max_mean", ideal_mean}, {"max_mean_p95", ideal_p95}}},
-	        {"ok", ok}};
+	return {{"runs", list}, {"ok", ok}};
 }
 
-void print_ecmp_table(const std::vector<EcmpRun> &runs, double ideal_mean, double ideal_p95,
-                      std::ostream &out)
+void print_ecmp_table(const std::vector<EcmpRun> &runs, std::ostream &out)
 {
 	std::string family;
 
-	for (const auto &run : runs) {
-		const EcmpVerdict v = judge(run, ideal_p95);
+	for (std::size_t r = 0; r < runs.size(); r++) {
+		const EcmpRun &run = runs[r];
+		const EcmpVerdict v = judge(run);
 		const std::size_t links = run.forward.size();
 
 		if (run.family != family) {
@@ -163,7 +174,8 @@ void print_ecmp_table(const std::vector<EcmpRun> &runs, double ideal_mean, doubl
 			}
 			out << "  max/mean\n";
 		}
-		for (int dir = 0; dir < 2; dir++) {
+		const int dirs = run.reverse.empty() ? 1 : 2;
+		for (int dir = 0; dir < dirs; dir++) {
 			const auto &load = dir ? run.reverse : run.forward;
 			char head[32];
 			std::snprintf(head, sizeof(head), "%-6s %s %5s",
@@ -173,16 +185,18 @@ void print_ecmp_table(const std::vector<EcmpRun> &runs, double ideal_mean, doubl
 			for (auto n : load)
 				out << fmt("  %6.0f", static_cast<double>(n));
 			out << fmt("  %8.2f", dir ? v.reverse_max_mean : v.forward_max_mean);
-			if (dir)
+			if (dir == dirs - 1)
 				out << "   " << (v.ok ? "ok" : "FAIL") << ": " << v.why;
 			out << '\n';
 		}
+		if (r + 1 == runs.size() || runs[r + 1].family != family)
+			out << "ideal (uniformly random ports, " << run.udp_sports.size()
+			    << " over " << links << "): max/mean " << fmt("%.2f", run.ideal_mean)
+			    << " on average, " << fmt("%.2f", run.ideal_p95) << " at p95\n";
 	}
-	out << "\nideal (uniformly random ports): max/mean " << fmt("%.2f", ideal_mean)
-	    << " on average, " << fmt("%.2f", ideal_p95) << " at p95\n";
 }
 
-void write_ecmp_svg(const std::vector<EcmpRun> &runs, double ideal_p95, std::ostream &out)
+void write_ecmp_svg(const std::vector<EcmpRun> &runs, std::ostream &out)
 {
 	const int cell_w = 300, cell_h = 200, pad = 40, top = 50;
 	std::vector<std::string> families, policies;
@@ -202,8 +216,7 @@ void write_ecmp_svg(const std::vector<EcmpRun> &runs, double ideal_p95, std::ost
 	    << "<text x=\"" << pad << "\" y=\"24\" font-size=\"16\">RoCE v2 over ECMP: "
 	    << "packets per link / mean, A to B (bars), per policy</text>\n"
 	    << "<text x=\"" << pad << "\" y=\"42\" fill=\"#555\">shaded: up to random ports' "
-	    << "p95 of the busiest link (" << fmt("%.2f", ideal_p95)
-	    << "); dashed: an even spread (1.0)</text>\n";
+	    << "p95 of the busiest link; dashed: an even spread (1.0)</text>\n";
 	for (const auto &run : runs) {
 		const int col = static_cast<int>(
 		    std::find(policies.begin(), policies.end(), run.policy) - policies.begin());
@@ -214,6 +227,7 @@ void write_ecmp_svg(const std::vector<EcmpRun> &runs, double ideal_p95, std::ost
 		const double total = static_cast<double>(
 		    std::accumulate(run.forward.begin(), run.forward.end(), std::uint64_t{0}));
 		const double mean = total / static_cast<double>(run.forward.size());
+		const double ideal_p95 = run.ideal_p95;
 		const double ymax = std::max(2.5, max_mean(run.forward) * 1.1);
 		auto y_of = [&](double v) { return y0 + cell_h - v / ymax * cell_h; };
 		const double bar_w =

@@ -14,12 +14,13 @@ namespace roce
 
 // One batch of connections under one policy.
 struct EcmpRun {
-	std::string family;                    // "ipv4" or "ipv6"
-	std::string policy;                    // "off", "rfc" or "mix"
+	std::string family; // "ipv4", "ipv6": the router; "host-ipv4": the host's route
+	std::string policy; // "off", "rfc" or "mix"
 	std::vector<std::uint64_t> forward;    // packets per link, A to B
-	std::vector<std::uint64_t> reverse;    // packets per link, B to A
+	std::vector<std::uint64_t> reverse;    // packets per link, B to A (may be empty)
 	std::vector<std::uint16_t> udp_sports; // predicted per connection
 	bool clients_ok = false;
+	double ideal_mean = 0, ideal_p95 = 0; // random ports over as many links
 };
 
 struct EcmpVerdict {
@@ -33,19 +34,17 @@ struct EcmpVerdict {
 // Largest load over the mean load; 0 when nothing was counted.
 double max_mean(const std::vector<std::uint64_t> &load);
 
-// off: every packet of a direction on one link; rfc and mix: both
-// directions within IDEAL_P95; every policy: the clients completed.
-EcmpVerdict judge(const EcmpRun &run, double ideal_p95);
+// off: every packet of a direction on one link; rfc and mix: each
+// direction within the run's ideal p95; every policy: the clients completed.
+EcmpVerdict judge(const EcmpRun &run);
 
 // Parse the VM's raw result (see tools/qemu/demo/ecmp.sh).  Throws
 // std::runtime_error on anything missing or malformed.
 std::vector<EcmpRun> parse_ecmp_runs(const nlohmann::json &raw);
 
 // The report as JSON, a table and an SVG chart.
-nlohmann::json ecmp_report_json(const std::vector<EcmpRun> &runs, double ideal_mean,
-                                double ideal_p95);
-void print_ecmp_table(const std::vector<EcmpRun> &runs, double ideal_mean, double ideal_p95,
-                      std::ostream &out);
-void write_ecmp_svg(const std::vector<EcmpRun> &runs, double ideal_p95, std::ostream &out);
+nlohmann::json ecmp_report_json(const std::vector<EcmpRun> &runs);
+void print_ecmp_table(const std::vector<EcmpRun> &runs, std::ostream &out);
+void write_ecmp_svg(const std::vector<EcmpRun> &runs, std::ostream &out);
 
 } // namespace roce

@@ -51,25 +51,26 @@ EcmpRun run_of(const char *policy, std::vector<std::uint64_t> fwd, std::vector<s
 	run.reverse = std::move(rev);
 	run.udp_sports = {0xC000, 0xC001};
 	run.clients_ok = true;
+	run.ideal_p95 = 1.88;
 	return run;
 }
 
 TEST(EcmpJudge, OffOnOneLinkPasses)
 {
-	auto v = judge(run_of("off", {0, 0, 500, 0}, {0, 500, 0, 0}), 1.88);
+	auto v = judge(run_of("off", {0, 0, 500, 0}, {0, 500, 0, 0}));
 	EXPECT_TRUE(v.ok) << v.why;
 	EXPECT_DOUBLE_EQ(v.forward_max_mean, 4.0);
 }
 
 TEST(EcmpJudge, OffToleratesAStrayNeighbourPacket)
 {
-	EXPECT_TRUE(judge(run_of("off", {1, 0, 999, 0}, {0, 1000, 0, 0}), 1.88).ok);
-	EXPECT_FALSE(judge(run_of("off", {20, 0, 980, 0}, {0, 1000, 0, 0}), 1.88).ok);
+	EXPECT_TRUE(judge(run_of("off", {1, 0, 999, 0}, {0, 1000, 0, 0})).ok);
+	EXPECT_FALSE(judge(run_of("off", {20, 0, 980, 0}, {0, 1000, 0, 0})).ok);
 }
 
 TEST(EcmpJudge, OffSpreadFails)
 {
-	auto v = judge(run_of("off", {250, 250, 250, 250}, {0, 1000, 0, 0}), 1.88);
+	auto v = judge(run_of("off", {250, 250, 250, 250}, {0, 1000, 0, 0}));
 	EXPECT_FALSE(v.ok);
 	EXPECT_NE(v.why.find("one link"), std::string::npos);
 }
@@ -77,25 +78,35 @@ TEST(EcmpJudge, OffSpreadFails)
 TEST(EcmpJudge, PoliciesWithinTheIdealPass)
 {
 	// 1.8 = 450 / (1000 / 4)
-	EXPECT_TRUE(judge(run_of("rfc", {450, 250, 200, 100}, {300, 300, 200, 200}), 1.88).ok);
-	EXPECT_TRUE(judge(run_of("mix", {250, 250, 250, 250}, {250, 250, 250, 250}), 1.88).ok);
+	EXPECT_TRUE(judge(run_of("rfc", {450, 250, 200, 100}, {300, 300, 200, 200})).ok);
+	EXPECT_TRUE(judge(run_of("mix", {250, 250, 250, 250}, {250, 250, 250, 250})).ok);
 }
 
 TEST(EcmpJudge, EitherDirectionBeyondTheIdealFails)
 {
 	// forward 2.0
-	EXPECT_FALSE(judge(run_of("rfc", {500, 200, 200, 100}, {250, 250, 250, 250}), 1.88).ok);
+	EXPECT_FALSE(judge(run_of("rfc", {500, 200, 200, 100}, {250, 250, 250, 250})).ok);
 	// reverse 2.0
-	EXPECT_FALSE(judge(run_of("mix", {250, 250, 250, 250}, {500, 200, 200, 100}), 1.88).ok);
+	EXPECT_FALSE(judge(run_of("mix", {250, 250, 250, 250}, {500, 200, 200, 100})).ok);
 }
 
 TEST(EcmpJudge, FailedClientOrNoPacketsFails)
 {
 	auto run = run_of("rfc", {250, 250, 250, 250}, {250, 250, 250, 250});
 	run.clients_ok = false;
-	EXPECT_EQ(judge(run, 1.88).why, "a client failed");
-	EXPECT_FALSE(judge(run, 1.88).ok);
-	EXPECT_FALSE(judge(run_of("off", {0, 0}, {0, 0}), 1.88).ok);
+	EXPECT_EQ(judge(run).why, "a client failed");
+	EXPECT_FALSE(judge(run).ok);
+	EXPECT_FALSE(judge(run_of("off", {0, 0}, {0, 0})).ok);
+}
+
+TEST(EcmpJudge, HostRunsHaveOneDirection)
+{
+	auto run = run_of("rfc", {260, 240, 250, 250}, {});
+	EXPECT_TRUE(judge(run).ok);
+	run.forward = {1000, 0, 0, 0};
+	EXPECT_FALSE(judge(run).ok);
+	run.policy = "off";
+	EXPECT_TRUE(judge(run).ok);
 }
 
 json raw_run(const char *policy, std::vector<std::uint64_t> fwd, std::vector<std::uint64_t> rev)
@@ -118,7 +129,7 @@ TEST(EcmpParse, PredictsEachConnectionsPort)
 	// 0x3a5e ^ 0x3a = 0x3a64; port 0x3a64 | 0xc000.
 	EXPECT_EQ(runs[0].udp_sports, (std::vector<std::uint16_t>{0xDD32, 0xFA64}));
 	EXPECT_EQ(runs[1].udp_sports, (std::vector<std::uint16_t>{0xC000, 0xC000}));
-	EXPECT_EQ(judge(runs[1], 1.88).distinct_sports, 1u);
+	EXPECT_EQ(judge(runs[1]).distinct_sports, 1u);
 }
 
 TEST(EcmpParse, RejectsMalformedResults)
@@ -179,6 +190,28 @@ TEST(EcmpReportCli, WritesTableJsonAndChart)
 	std::remove((dir + "/raw.json").c_str());
 	std::remove((dir + "/report.json").c_str());
 	std::remove((dir + "/ecmp.svg").c_str());
+	std::remove(dir.c_str());
+}
+
+TEST(EcmpReportCli, EachRunMeetsRandomPortsOverItsOwnLinks)
+{
+	const std::string dir = temp_dir();
+	json host = raw_run("rfc", {1, 1, 1, 1}, {});
+	host.erase("reverse");
+	host["family"] = "host-ipv4";
+	json raw = {{"runs", {raw_run("rfc", {350, 350}, {340, 360}), host}}};
+	auto r = report(raw, dir);
+	ASSERT_EQ(r.status, 0) << r.err << r.out;
+	json rep = json::parse(std::ifstream(dir + "/report.json"));
+	// Two connections over two links: both on one (max/mean 2) half the
+	// time, one each (1) otherwise: 1.5.  Over four links (mean 0.5): both
+	// on one (4) a quarter of the time, else 2: 2.5.
+	EXPECT_NEAR(rep["runs"][0]["ideal_max_mean"].get<double>(), 1.5, 0.05);
+	EXPECT_NEAR(rep["runs"][1]["ideal_max_mean"].get<double>(), 2.5, 0.05);
+	EXPECT_TRUE(rep["runs"][1]["reverse_max_mean"].is_null());
+	EXPECT_NE(r.out.find("the sending host's own multipath route"), std::string::npos) << r.out;
+	for (const char *f : {"/raw.json", "/report.json", "/ecmp.svg"})
+		std::remove((dir + f).c_str());
 	std::remove(dir.c_str());
 }
 
