@@ -355,8 +355,9 @@ int pcap_cmd(const PcapArgs &args, std::ostream &out)
 		    << (c.ud ? "UD" : "RC") << ", QPNs [ " << hex_list(c.qpns, 6) << ']';
 		if (c.cm_ports)
 			out << ", CM ports " << c.cm_ports->first << ' ' << c.cm_ports->second;
-		out << "\n  " << c.packets << " packets (" << c.cm_mads
-		    << " CM MADs); UDP source ports [ " << hex_list(c.udp_sports, 4) << ']';
+		out << "\n  " << c.packets << " packets (" << c.forward.packets << " -> and "
+		    << c.reverse.packets << " <-, " << c.cm_mads << " CM MADs); UDP source ports [ "
+		    << hex_list(c.udp_sports, 4) << ']';
 		if (c.ipv6)
 			out << ", flow labels [ " << hex_list(c.flow_labels, 5) << ']';
 		if (c.expected_flow_label)
