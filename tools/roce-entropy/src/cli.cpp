@@ -14,6 +14,7 @@
 #include "entropy.h"
 #include "number.h"
 #include "simulate.h"
+#include "svg.h"
 
 namespace roce
 {
@@ -107,6 +108,7 @@ struct SimulateArgs {
 	std::string offset = "1";
 	bool grid = false;
 	bool json = false;
+	std::string svg;
 };
 
 SimParams base_params(const SimulateArgs &args)
@@ -138,6 +140,42 @@ json result_json(const SimResult &r)
 	        {"distinct_udp_sports", r.distinct_ports},
 	        {"collisions", r.collisions},
 	        {"load", r.load}};
+}
+
+// Load per path of the first trial, per policy, random ports' p95 shaded.
+void write_simulate_svg(const std::string &file, SimParams params,
+                        const std::vector<SimPolicy> &policies)
+{
+	std::vector<BarPanel> panels;
+	const double mean = static_cast<double>(params.connections) / params.paths;
+
+	params.policy = SimPolicy::Ideal;
+	const SimResult ideal = simulate(params);
+	for (auto p : policies) {
+		params.policy = p;
+		const SimResult r = simulate(params);
+		BarPanel panel;
+		char title[96];
+		std::snprintf(title, sizeof(title), "%s: max/mean %.2f (p95 %.2f)",
+		              std::string(name_of(p)).c_str(), r.max_mean, r.max_mean_p95);
+		panel.title = title;
+		for (auto n : r.load)
+			panel.bars.push_back(n / mean);
+		panel.band_hi = ideal.max_mean_p95;
+		panel.colour = policy_colour(std::string(name_of(p)));
+		panels.push_back(std::move(panel));
+	}
+	std::ofstream f(file);
+	write_bar_panels(f,
+	                 std::to_string(params.connections) + " connections over " +
+	                     std::to_string(params.paths) + " paths, " +
+	                     std::string(name_of(params.scenario)) + ", switch hash " +
+	                     std::string(name_of(params.hash)),
+	                 "bars: connections per path / mean (first trial); shaded: up to random "
+	                 "ports' p95 of the busiest path; dashed: an even spread",
+	                 panels, 3);
+	if (!f)
+		throw UsageError("cannot write " + file);
 }
 
 int simulate_one(const SimulateArgs &args, std::ostream &out)
@@ -177,6 +215,8 @@ int simulate_one(const SimulateArgs &args, std::ostream &out)
 		              r.distinct_ports, r.collisions);
 		out << line;
 	}
+	if (!args.svg.empty())
+		write_simulate_svg(args.svg, params, policies);
 	if (args.json)
 		out << json{{"connections", params.connections},
 		            {"paths", params.paths},
@@ -473,6 +513,8 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	sim_cmd->add_option("--trials", sim_args.trials, "trials of random inputs");
 	sim_cmd->add_option("--offset", sim_args.offset, "k of offset-qpns");
 	sim_cmd->add_flag("--grid", sim_args.grid, "the whole grid, with a summary");
+	sim_cmd->add_option("--svg", sim_args.svg,
+	                    "write a chart of the load per path (not --grid)");
 	sim_cmd->add_flag("--json", sim_args.json, "print JSON");
 
 	PcapArgs pcap_args;
@@ -499,6 +541,8 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 			return pcap_cmd(pcap_args, out);
 		if (ecmp_cmd->parsed())
 			return ecmp_report_cmd(ecmp_args, out);
+		if (sim_cmd->parsed() && sim_args.grid && !sim_args.svg.empty())
+			throw UsageError("--svg charts one simulation, not the --grid");
 		if (sim_cmd->parsed())
 			return sim_args.grid ? simulate_grid(sim_args, out)
 			                     : simulate_one(sim_args, out);

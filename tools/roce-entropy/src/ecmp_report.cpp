@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "entropy.h"
+#include "svg.h"
 
 namespace roce
 {
@@ -15,17 +16,6 @@ namespace
 {
 
 using nlohmann::json;
-
-const char *const kPolicyColour[] = {"#9e9e9e", "#1f77b4", "#2ca02c"}; // off, rfc, mix
-
-const char *colour_of(const std::string &policy)
-{
-	if (policy == "rfc")
-		return kPolicyColour[1];
-	if (policy == "mix")
-		return kPolicyColour[2];
-	return kPolicyColour[0];
-}
 
 std::vector<std::uint64_t> counts(const json &j, const char *what)
 {
@@ -198,65 +188,29 @@ void print_ecmp_table(const std::vector<EcmpRun> &runs, std::ostream &out)
 
 void write_ecmp_svg(const std::vector<EcmpRun> &runs, std::ostream &out)
 {
-	const int cell_w = 300, cell_h = 200, pad = 40, top = 50;
-	std::vector<std::string> families, policies;
+	std::vector<BarPanel> panels;
+	std::vector<std::string> policies;
 
 	for (const auto &run : runs) {
-		if (std::find(families.begin(), families.end(), run.family) == families.end())
-			families.push_back(run.family);
 		if (std::find(policies.begin(), policies.end(), run.policy) == policies.end())
 			policies.push_back(run.policy);
-	}
-	const int width = pad + static_cast<int>(policies.size()) * (cell_w + pad);
-	const int height = top + static_cast<int>(families.size()) * (cell_h + pad) + 30;
-
-	out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\""
-	    << height << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-	    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-	    << "<text x=\"" << pad << "\" y=\"24\" font-size=\"16\">RoCE v2 over ECMP: "
-	    << "packets per link / mean, A to B (bars), per policy</text>\n"
-	    << "<text x=\"" << pad << "\" y=\"42\" fill=\"#555\">shaded: up to random ports' "
-	    << "p95 of the busiest link; dashed: an even spread (1.0)</text>\n";
-	for (const auto &run : runs) {
-		const int col = static_cast<int>(
-		    std::find(policies.begin(), policies.end(), run.policy) - policies.begin());
-		const int row = static_cast<int>(
-		    std::find(families.begin(), families.end(), run.family) - families.begin());
-		const int x0 = pad + col * (cell_w + pad);
-		const int y0 = top + row * (cell_h + pad) + 20;
 		const double total = static_cast<double>(
 		    std::accumulate(run.forward.begin(), run.forward.end(), std::uint64_t{0}));
 		const double mean = total / static_cast<double>(run.forward.size());
-		const double ideal_p95 = run.ideal_p95;
-		const double ymax = std::max(2.5, max_mean(run.forward) * 1.1);
-		auto y_of = [&](double v) { return y0 + cell_h - v / ymax * cell_h; };
-		const double bar_w =
-		    static_cast<double>(cell_w) / static_cast<double>(run.forward.size());
-
-		out << "<g>\n<text x=\"" << x0 << "\" y=\"" << y0 - 6 << "\">"
-		    << family_title(run.family) << ", " << run.policy << ": max/mean "
-		    << fmt("%.2f", max_mean(run.forward)) << "</text>\n";
-		out << "<rect x=\"" << x0 << "\" y=\"" << fmt("%.1f", y_of(ideal_p95))
-		    << "\" width=\"" << cell_w << "\" height=\""
-		    << fmt("%.1f", y0 + cell_h - y_of(ideal_p95)) << "\" fill=\"#fff3cd\"/>\n";
-		for (std::size_t i = 0; i < run.forward.size(); i++) {
-			const double v = mean > 0 ? static_cast<double>(run.forward[i]) / mean : 0;
-			out << "<rect x=\"" << fmt("%.1f", x0 + static_cast<double>(i) * bar_w + 2)
-			    << "\" y=\"" << fmt("%.1f", y_of(v)) << "\" width=\""
-			    << fmt("%.1f", bar_w - 4) << "\" height=\""
-			    << fmt("%.1f", y0 + cell_h - y_of(v)) << "\" fill=\""
-			    << colour_of(run.policy) << "\"/>\n";
-		}
-		out << "<line x1=\"" << x0 << "\" x2=\"" << x0 + cell_w << "\" y1=\""
-		    << fmt("%.1f", y_of(1.0)) << "\" y2=\"" << fmt("%.1f", y_of(1.0))
-		    << "\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n"
-		    << "<rect x=\"" << x0 << "\" y=\"" << y0 << "\" width=\"" << cell_w
-		    << "\" height=\"" << cell_h << "\" fill=\"none\" stroke=\"#888\"/>\n"
-		    << "<text x=\"" << x0 << "\" y=\"" << y0 + cell_h + 14
-		    << "\" fill=\"#555\">links 0-" << run.forward.size() - 1 << ", y up to "
-		    << fmt("%.1f", ymax) << "</text>\n</g>\n";
+		BarPanel p;
+		p.title = (run.family == "host-ipv4" ? std::string("IPv4, host route")
+		                                     : family_title(run.family)) +
+		          ", " + run.policy + ": max/mean " + fmt("%.2f", max_mean(run.forward));
+		for (auto n : run.forward)
+			p.bars.push_back(mean > 0 ? static_cast<double>(n) / mean : 0);
+		p.band_hi = run.ideal_p95;
+		p.colour = policy_colour(run.policy);
+		panels.push_back(std::move(p));
 	}
-	out << "</svg>\n";
+	write_bar_panels(out, "RoCE v2 over ECMP: packets per link / mean, A to B, per policy",
+	                 "shaded: up to random ports' p95 of the busiest link; dashed: an even "
+	                 "spread (1.0)",
+	                 panels, static_cast<int>(policies.size()));
 }
 
 } // namespace roce

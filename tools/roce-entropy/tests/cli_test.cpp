@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -63,6 +65,28 @@ TEST(Cli, TextOutput)
 	ASSERT_EQ(r.status, 0) << r.err;
 	EXPECT_NE(r.out.find("flow_label 0xc1c9f"), std::string::npos) << r.out;
 	EXPECT_NE(r.out.find("udp_sport  0xdcaf"), std::string::npos) << r.out;
+}
+
+TEST(Cli, SimulateSvgHasAPanelPerPolicy)
+{
+	const std::string svg = "/tmp/roce-entropy-cli-test.svg";
+	std::remove(svg.c_str());
+	auto r = run({"simulate", "--policy", "rfc", "--policy", "off", "-n", "64", "-m", "4",
+	              "--svg", svg});
+	ASSERT_EQ(r.status, 0) << r.err;
+	std::stringstream text;
+	text << std::ifstream(svg).rdbuf();
+	const std::string s = text.str();
+	EXPECT_EQ(s.rfind("<svg", 0), 0u);
+	EXPECT_NE(s.find("rfc: max/mean"), std::string::npos);
+	// off: every connection on one path, max/mean = the number of paths
+	EXPECT_NE(s.find("off: max/mean 4.00"), std::string::npos) << s.substr(0, 600);
+	EXPECT_NE(s.find("</svg>"), std::string::npos);
+	std::remove(svg.c_str());
+
+	r = run({"simulate", "--grid", "--svg", svg});
+	EXPECT_EQ(r.status, 2);
+	EXPECT_NE(r.err.find("not the --grid"), std::string::npos);
 }
 
 TEST(Cli, UdpSport)
