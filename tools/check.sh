@@ -123,4 +123,11 @@ t=$REPO/tools/qemu/tests
 vm_tests basic 900 "$t/smoke.sh" "$t/knob.sh" "$t/kunit-module.sh" "$t/mlx5.sh" "$t/pyverbs.sh"
 vm_tests wire 1800 "$t/wire.sh" "$t/wire-many.sh"
 
+say "make demo: the ECMP router and the host's routes by UDP source port"
+"$REPO/tools/demo.sh" > "$BUILD/demo-check.log" 2>&1
+rc=$?
+grep -E '(ok|FAIL): ' "$BUILD/demo-check.log" | sed 's/^ *//' | tee -a "$LOG"
+[ $rc = 0 ] || tail -n 20 "$BUILD/demo-check.log"
+result $rc "make demo's self-check: off on one link, rfc and mix within random ports' p95"
+
 finish

@@ -9,17 +9,17 @@
 
 demo=$BUILD/demo
 mkdir -p "$demo"
-rm -f "$demo/raw.json" "$demo/report.json" "$demo/ecmp.svg"
+rm -rf "$demo/raw.json" "$demo/report.json" "$demo/ecmp.svg" "$demo/vm"
 
 say "demo: booting the test VM (TCG: about 5 minutes; the console follows)"
 rc=0
-VM_TIMEOUT=${VM_TIMEOUT:-1200} "$REPO/tools/qemu/vm-run.sh" "$REPO/tools/qemu/demo/ecmp.sh" \
+VM_OUT=$demo/vm VM_TIMEOUT=${VM_TIMEOUT:-1200} "$REPO/tools/qemu/vm-run.sh" "$REPO/tools/qemu/demo/ecmp.sh" \
 	> "$demo/vm.log" 2>&1 &
 vm=$!
 # One progress line per step: the guest's "==> " lines and the counts.
 tail -n +1 -f "$demo/vm.log" --pid=$vm | grep --line-buffered -E '^(==>|  A>B|vm-run|error)' || true
 wait $vm || rc=$?
-raw=$BUILD/vm/last/demo-raw.json
+raw=$demo/vm/demo-raw.json
 if [ ! -s "$raw" ]; then
 	die "the VM produced no counts (exit $rc): see $demo/vm.log"
 fi

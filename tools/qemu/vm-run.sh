@@ -10,6 +10,9 @@
 # ACCEL=kvm     try KVM (default tcg: KVM is unusable on this machine kind)
 # VM_TIMEOUT=s  kill the VM after s seconds (default 900): a failure
 # VM_MEM=MiB    guest memory (default 2048)
+# VM_APPEND=a   more kernel arguments (make bench: a TSC clocksource)
+# VM_OUT=dir    the run's output directory (default build/vm/<stamp>);
+#               build/vm/last points to the newest run of either kind
 # RTE_*=value   passed to the scripts' environment
 . "$(dirname "$0")/../build/common.sh"
 
@@ -29,8 +32,9 @@ ksrc_init
 	die "no modules in $BUILD/modules: run 'make modules'"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
 
-out=$BUILD/vm/$(date +%Y%m%d-%H%M%S)-$$
-mkdir -p "$out"
+out=${VM_OUT:-$BUILD/vm/$(date +%Y%m%d-%H%M%S)-$$}
+mkdir -p "$out" "$BUILD/vm"
+out=$(realpath "$out")
 ln -sfn "$out" "$BUILD/vm/last"
 : > "$out/result"
 
@@ -47,6 +51,7 @@ append="$append panic_on_warn=1 loglevel=4 net.ifnames=0"
 append="$append rte_repo=$REPO rte_out=$out rte_scripts=$scripts"
 append="$append rte_modules=$BUILD/modules rte_modroot=$MODROOT"
 append="$append rte_stock=${STOCK:-0}"
+[ -z "${VM_APPEND:-}" ] || append="$append $VM_APPEND"
 # RTE_* variables reach the scripts' environment.
 for v in $(compgen -e | grep '^RTE_' || true); do
 	case ${!v} in

@@ -9,10 +9,14 @@
 #
 #   rxea/a0 -- a1 [r] e0..e7 ==== f0..f7 [s] b1 -- b0/rxeb
 #
-# Then the sending host's own multipath route: rxea's route to 10.2.0.0/24
-# gets 4 next hops on a0 (a1 and three macvlans on it in r, each its own
-# MAC), hashed with the UDP ports rxe now puts in its flowi; r's receive
-# counters say which next hop each packet went to.
+# Then the sending host's own routes: rxea's traffic to 10.2.0.0/24 takes
+# one of 4 next hops on a0 (a1 and three macvlans on it in r, each its own
+# MAC) by its UDP source port, through fib rules on sport ranges that see
+# the ports rxe now puts in its flowi; r's receive counters say which next
+# hop each packet went to.  Rules, not a multipath route: 6.12 skips
+# multipath selection for a locally generated lookup bound to an output
+# interface (fib_select_path(); have_oif_match in ip6_pol_route()), and
+# rxe always names its netdev.
 #
 # RTE_DEMO_CONNECTIONS (64), RTE_DEMO_LINKS (8), RTE_DEMO_MESSAGES (50)
 # and RTE_DEMO_SEED (the routers' fib_multipath_hash_seed, fixed so that a
@@ -89,22 +93,31 @@ tx_counts() {
 
 HOPS=4
 
-# Four next hops for rxea's route to B: r's a1 and macvlans a1m1..a1m3.
-host_multipath() {
-	local j hops="nexthop via $RA4 dev a0"
+# Four next hops for rxea's traffic to B: r's a1 and macvlans a1m1..a1m3,
+# each for a quarter of 0xC000-0xFFFF, by UDP source port.
+host_routes() {
+	local j gw lo range width=$((0x4000 / HOPS))
 
-	step sysctl -qw net.ipv4.fib_multipath_hash_policy=1 \
-		net.ipv4.fib_multipath_hash_seed=$SEED || return 1
-	for j in $(seq 1 $((HOPS - 1))); do
-		step ip -n r link add link a1 name a1m$j type macvlan mode private || return 1
-		step ip -n r addr add 10.1.0.1$j/24 dev a1m$j
-		step ip -n r link set a1m$j up
-		ip neigh replace 10.1.0.1$j lladdr "$(mac_of r a1m$j)" dev a0 nud permanent
-		hops="$hops nexthop via 10.1.0.1$j dev a0"
+	for j in $(seq 0 $((HOPS - 1))); do
+		if [ "$j" = 0 ]; then
+			gw=$RA4
+			ip neigh replace $RA4 lladdr "$(mac_of r a1)" dev a0 nud permanent
+		else
+			gw=10.1.0.1$j
+			step ip -n r link add link a1 name a1m$j type macvlan mode private || return 1
+			step ip -n r addr add $gw/24 dev a1m$j
+			step ip -n r link set a1m$j up
+			ip neigh replace $gw lladdr "$(mac_of r a1m$j)" dev a0 nud permanent
+		fi
+		lo=$((0xC000 + j * width))
+		step ip route add 10.2.0.0/24 via $gw dev a0 table $((200 + j)) || return 1
+		# The kernel refuses a range ending at 65535: the last quarter
+		# is the rest of UDP.
+		range="sport $lo-$((lo + width - 1))"
+		[ "$j" != $((HOPS - 1)) ] || range=
+		step ip rule add pref $((5 + j)) to 10.2.0.0/24 oif a0 ipproto udp \
+			$range lookup $((200 + j)) || return 1
 	done
-	ip neigh replace $RA4 lladdr "$(mac_of r a1)" dev a0 nud permanent
-	step ip route replace 10.2.0.0/24 table 100 $hops || return 1
-	ip route show table 100
 }
 
 # rx_hops: a JSON array of what each next hop received: a1's own (all it
@@ -176,13 +189,13 @@ for fam in ipv4 ipv6; do
 		batch $fam $policy || rc=1
 	done
 done
-progress "host multipath: rxea's route to B over $HOPS next hops on a0"
-if host_multipath; then
+progress "host routes: rxea's traffic to B over $HOPS next hops on a0, by UDP source port"
+if host_routes; then
 	for policy in off rfc mix; do
 		batch host-ipv4 $policy || rc=1
 	done
 else
-	echo "demo: FAIL: could not set up the host's multipath route"
+	echo "demo: FAIL: could not set up the host's routes by port"
 	rc=1
 fi
 set_policy rfc

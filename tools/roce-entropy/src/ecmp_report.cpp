@@ -34,7 +34,7 @@ std::string fmt(const char *format, double value)
 std::string family_title(const std::string &family)
 {
 	if (family == "host-ipv4")
-		return "IPv4, the sending host's own multipath route";
+		return "IPv4, the sending host's routes by UDP source port";
 	return family == "ipv6" ? "IPv6" : "IPv4";
 }
 
@@ -198,7 +198,7 @@ void write_ecmp_svg(const std::vector<EcmpRun> &runs, std::ostream &out)
 		    std::accumulate(run.forward.begin(), run.forward.end(), std::uint64_t{0}));
 		const double mean = total / static_cast<double>(run.forward.size());
 		BarPanel p;
-		p.title = (run.family == "host-ipv4" ? std::string("IPv4, host route")
+		p.title = (run.family == "host-ipv4" ? std::string("IPv4, host routes by port")
 		                                     : family_title(run.family)) +
 		          ", " + run.policy + ": max/mean " + fmt("%.2f", max_mean(run.forward));
 		for (auto n : run.forward)
