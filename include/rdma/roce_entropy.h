@@ -217,6 +217,29 @@ static inline u16 rdma_entropy_udp_sport(enum rdma_entropy_policy policy,
 }
 
 /**
+ * rdma_entropy_reply_flow_label - give a reply the connection's flow label
+ * @attr: the reply's address, built from a received packet
+ * @fl: the connection's flow label, derived as the peer derived it (for
+ *      rdma_cm, from the CM ports), 0 if none
+ *
+ * An address built from a received RoCE v2 packet has the flow label the
+ * peer sent, generated or set by the peer's application, and that one wins.
+ * Over IPv4 none arrives, and the reply takes @fl instead of falling back to
+ * the QPN hash of the sending QP.  Addresses without a GRH are left alone.
+ */
+static inline void rdma_entropy_reply_flow_label(struct rdma_ah_attr *attr,
+						 u32 fl)
+{
+	struct ib_global_route *grh;
+
+	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return;
+	grh = rdma_ah_retrieve_grh(attr);
+	if (!(grh->flow_label & IB_GRH_FLOWLABEL_MASK))
+		grh->flow_label = fl & IB_GRH_FLOWLABEL_MASK;
+}
+
+/**
  * rdma_port_entropy - the entropy policy of a port
  * @dev: the device
  * @port: the port number

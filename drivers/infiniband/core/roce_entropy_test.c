@@ -408,6 +408,50 @@ static void roce_entropy_ud_per_send_sport(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ud_send_sport(RDMA_ENTROPY_RFC, 0x11, 0), 0xd000);
 }
 
+struct reply_case {
+	bool grh;
+	u32 rx_fl;
+	u32 fl;
+	u32 expected_fl;
+};
+
+/*
+ * A reply's address built from a received packet (the CM's SIDR REP): the
+ * flow label received (IPv6) wins; without one (IPv4) the connection's is
+ * used; an address without a GRH gets none.
+ */
+static const struct reply_case reply_cases[] = {
+	{ true, 0, 0x12345, 0x12345 },
+	{ true, 0, 0xfff12345, 0x12345 },
+	{ true, 0, 0, 0 },
+	{ true, 0xabcde, 0x12345, 0xabcde },
+	{ true, 0xabcde, 0, 0xabcde },
+	{ false, 0, 0x12345, 0 },
+};
+
+static void reply_desc(const struct reply_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s rx fl %#x fl %#x",
+		 c->grh ? "grh" : "no grh", c->rx_fl, c->fl);
+}
+
+KUNIT_ARRAY_PARAM(reply, reply_cases, reply_desc);
+
+static void roce_entropy_reply_flow_label_decision(struct kunit *test)
+{
+	const struct reply_case *c = test->param_value;
+	struct rdma_ah_attr attr = {};
+
+	if (c->grh) {
+		rdma_ah_set_ah_flags(&attr, IB_AH_GRH);
+		attr.grh.flow_label = c->rx_fl;
+	}
+	rdma_entropy_reply_flow_label(&attr, c->fl);
+	KUNIT_EXPECT_EQ(test, attr.grh.flow_label, c->expected_fl);
+	KUNIT_EXPECT_EQ(test, !!(rdma_ah_get_ah_flags(&attr) & IB_AH_GRH),
+			c->grh);
+}
+
 /* ---- the knob's parser ---- */
 
 struct parse_case {
@@ -497,6 +541,8 @@ static struct kunit_case roce_entropy_driver_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_ud_per_send_decision,
 			 per_send_gen_params),
 	KUNIT_CASE(roce_entropy_ud_per_send_sport),
+	KUNIT_CASE_PARAM(roce_entropy_reply_flow_label_decision,
+			 reply_gen_params),
 	{}
 };
 

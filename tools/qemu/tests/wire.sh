@@ -4,12 +4,12 @@
 # under each policy set through the knob, every packet of the connection
 # (CM MADs included, both directions) carries the UDP source port, and over
 # IPv6 the flow label, that the policy predicts from the CM ports or QPNs
-# seen in the capture; "roce-entropy pcap" reads the capture and judges.
-# Clients are rdma-core's own, and their exit status is checked; roce-ping,
-# our rdma_cm client, sets an IPv6 flow label of its own, which must win
-# under every policy.  (perftest's ib_send_bw -R is not among them: here
-# its server rejects the REQ as an invalid service ID and its --source_ip
-# takes no IPv6 address.)
+# seen in the capture; "roce-entropy pcap" reads the capture and judges
+# (udaddy over IPv4 in parts: see udaddy_v4).  Clients are rdma-core's
+# own, and their exit status is checked; roce-ping, our rdma_cm client,
+# sets an IPv6 flow label of its own, which must win under every policy.
+# (perftest's ib_send_bw -R is not among them: here its server rejects the
+# REQ as an invalid service ID and its --source_ip takes no IPv6 address.)
 . "$rte_repo/tools/qemu/guest-lib.sh"
 . "$rte_repo/tools/qemu/tests/wire-lib.sh"
 
@@ -85,21 +85,53 @@ conn() {
 	esac
 }
 
-# rdma_cm UD over IPv4: no flow label reaches the passive side, whose SIDR
-# REP (built from the work completion) and whose replies (udaddy makes its
-# AH from the work completion) do not use the connection's port.  Printed,
-# not counted: see the closing note of this part of the series.
-udaddy_ipv4_gap() {
-	local policy=$1 rc
+# sports SRC mad|data: the UDP source ports of $CAP's packets from SRC that
+# are CM MADs (sent to QP1) or data (to any other QP), one per line.
+sports() {
+	fields ip.src ipv6.src infiniband.bth.destqp udp.srcport |
+		awk -v src="$1" -v what="$2" \
+			'$1 == src && (($2 == "0x000001") == (what == "mad")) { print $3 }'
+}
+
+# udaddy_v4 POLICY: rdma_cm UD over IPv4.  Neither the SIDR REQ nor IPv4
+# carries a flow label, so the passive side derives the connection's from
+# the CM ports itself (patch 0005): the SIDR REQ and REP and the active
+# side's data must be on the predicted port.  udaddy's server replies
+# through an AH that it builds from the work completion, without a flow
+# label over IPv4, so rxe gives the replies the QPN hash's port: a known
+# limitation, printed and not counted, except under off, where both are
+# 0xC000 and the replies are checked too.
+udaddy_v4() {
+	local policy=$1 json want c src what list ports n qpns qpn_sport rc=0
 
 	capture_start "udaddy-v4-$policy"
 	run_pair "cm_listening $B4" udaddy -b "$B4" -C 3 -- \
-		udaddy -s "$B4" -b "$A4" -C 3 > /dev/null
-	rc=$?
-	capture_end
-	echo "# known gap, not counted: udaddy IPv4 under $policy (exit $rc):"
-	"$TOOL" pcap "$CAP" --policy "$policy" --json | jq -r '.connections[] |
-		"#   ports from \(.src) \(.forward.udp_sports), from \(.dst) \(.reverse.udp_sports), predicted \(.expected_udp_sport)"'
+		udaddy -s "$B4" -b "$A4" -C 3 || { capture_end; return 1; }
+	capture_stop
+	json=$("$TOOL" pcap "$CAP" --policy "$policy" --json)
+	want=$(echo "$json" | jq -e '.connections | select(length == 1) | .[0] |
+		select(.cm_ports != null and .transport == "UD") | .expected_udp_sport') ||
+		{ echo "  not one rdma_cm UD connection in the capture"; return 1; }
+	echo "$json" | jq -r '.connections[0] |
+		"  \(.src) -> \(.dst): QPNs \(.qpns), CM ports \(.cm_ports), \(.cm_mads) CM MADs; predicted \(.expected_udp_sport)"'
+	for c in "$A4 mad SIDR-REQ" "$B4 mad SIDR-REP" "$A4 data data" "$B4 data replies"; do
+		read -r src what name <<< "$c"
+		list=$(sports "$src" "$what")
+		n=$(echo "$list" | sed '/^$/d' | wc -l)
+		ports=$(echo "$list" | sort -u | tr '\n' ' ')
+		if [ "$name" = replies ] && [ "$policy" != off ]; then
+			qpns=$(echo "$json" | jq -r '.connections[0].qpns | join(" ")')
+			qpn_sport=$(predict --policy "$policy" --qpn $qpns | cut -d' ' -f2)
+			echo "# known limitation, not counted: udaddy IPv4 under $policy:" \
+				"the $n replies from $src on [ $ports], predicted $want;" \
+				"the QPN hash of $qpns gives $qpn_sport (udaddy builds their AH" \
+				"from the work completion: no flow label over IPv4)"
+			continue
+		fi
+		echo "  $name: $n from $src on [ $ports], expected $want"
+		[ "$n" -gt 0 ] && [ "$ports" = "$want " ] || rc=1
+	done
+	return $rc
 }
 
 # The application's flow label (roce-ping sets sin6_flowinfo; rdma_cm has no
@@ -110,12 +142,20 @@ for policy in rfc mix off; do
 	step set_policy $policy
 	for fam in 4 6; do
 		for kind in rping udaddy rc_pingpong ud_pingpong app_flow_label; do
-			case $kind/$fam in udaddy/4|app_flow_label/4) continue ;; esac
+			case $kind/$fam in
+			app_flow_label/4) continue ;;
+			udaddy/4)
+				what="SIDR REQ and REP and the active side's data"
+				[ $policy != off ] || what="$what, and the replies,"
+				check "udaddy IPv4 under $policy: $what on the predicted port" \
+					udaddy_v4 $policy
+				continue
+				;;
+			esac
 			check "$kind IPv$fam under $policy: one port per connection, as predicted" \
 				conn "$kind-v$fam-$policy" $kind $fam $policy
 		done
 	done
-	udaddy_ipv4_gap $policy
 done
 step set_policy rfc
 done_testing
