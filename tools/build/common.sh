@@ -45,6 +45,8 @@ ksrc_init() {
 	key=$(sha256sum "$FRAGMENT" | cut -c1-12)
 	KBUILD=$CACHE/kernel-$KVER-$key
 	MODROOT=$KBUILD/modroot
+	# git repository of the pristine source, tag "base" (patchset.sh)
+	GITBASE=$CACHE/git-base-$KVER
 }
 
 # Kernel directories the series touches; the build copies only these.

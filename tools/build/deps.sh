@@ -7,13 +7,15 @@
 PACKAGES="
 	linux-source-6.12
 	bc bison flex libelf-dev libssl-dev dwarves cpio kmod make gcc
-	python3 rsync xz-utils patch sparse
+	python3 rsync xz-utils patch sparse git
+	python3-ply python3-git
 	qemu-system-x86 qemu-system-data iproute2 util-linux
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
 	librdmacm-dev libibverbs-dev
 	tshark jq
 	cmake g++ pkg-config libpcap-dev libgtest-dev libgmock-dev libbenchmark-dev
 	libcli11-dev nlohmann-json3-dev clang-format
+	clang libclang-rt-14-dev
 "
 
 missing=

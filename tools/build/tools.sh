@@ -19,7 +19,8 @@ build() {
 
 mkdir -p "$BUILD/bin"
 build "$BUILD/tools"
-cp "$BUILD/tools/roce-entropy" "$BUILD/tools/roce-ping" "$BUILD/tools/roce_entropy_bench" "$BUILD/bin/"
+cp "$BUILD/tools/roce-entropy" "$BUILD/tools/roce-ping" "$BUILD/tools/roce-qps" \
+	"$BUILD/tools/roce_entropy_bench" "$BUILD/bin/"
 say "tools: $BUILD/bin/roce-entropy"
 
 if [ "${1:-}" = test ]; then

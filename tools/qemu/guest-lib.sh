@@ -74,6 +74,12 @@ vm_topology() {
 	step ip -6 rule add pref 11 to fd01::/64 oif b0 lookup 101
 	step ip -6 rule add pref 100 lookup local
 	step ip -6 rule del pref 0 lookup local
+	vm_rxe_links
+}
+
+# The rxe devices of the standard topology, rxea on a0 and rxeb on b0,
+# active and with their IPv6 GIDs.
+vm_rxe_links() {
 	step rdma link add rxea type rxe netdev a0 || return 1
 	step rdma link add rxeb type rxe netdev b0 || return 1
 	wait_for 10 grep -q ACTIVE /sys/class/infiniband/rxea/ports/1/state || return 1

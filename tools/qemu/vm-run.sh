@@ -11,6 +11,8 @@
 # VM_TIMEOUT=s  kill the VM after s seconds (default 900): a failure
 # VM_MEM=MiB    guest memory (default 2048)
 # VM_APPEND=a   more kernel arguments (make bench: a TSC clocksource)
+# VM_ICOUNT=n   -icount shift=n,sleep=off: the guest's clock counts the
+#               instructions it runs (2^n ns each), not the host's time
 # VM_OUT=dir    the run's output directory (default build/vm/<stamp>);
 #               build/vm/last points to the newest run of either kind
 # RTE_*=value   passed to the scripts' environment
@@ -31,6 +33,13 @@ ksrc_init
 [ "${STOCK:-0}" = 1 ] || [ -f "$BUILD/modules/ib_core.ko" ] ||
 	die "no modules in $BUILD/modules: run 'make modules'"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
+icount=()
+if [ -n "${VM_ICOUNT:-}" ]; then
+	case $VM_ICOUNT in
+	*[!0-9]*) die "VM_ICOUNT=$VM_ICOUNT: give the icount shift, a number (0: 1 ns an instruction)" ;;
+	esac
+	icount=(-icount "shift=$VM_ICOUNT,sleep=off")
+fi
 
 out=${VM_OUT:-$BUILD/vm/$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$out" "$BUILD/vm"
@@ -63,7 +72,7 @@ done
 say "booting Linux $KVER ($accel, timeout ${timeout} s), output in $out"
 rc=0
 timeout -k 10 "$timeout" qemu-system-x86_64 \
-	-accel "$accel" -cpu max -m "${VM_MEM:-2048}" -smp 2 \
+	-accel "$accel" "${icount[@]}" -cpu max -m "${VM_MEM:-2048}" -smp 2 \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$KBUILD/arch/x86/boot/bzImage" -append "$append" \
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \

@@ -2,6 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # The roce_entropy sysfs knob and the ib_core.roce_entropy parameter:
 # good values read back, bad ones are refused and change nothing.
+#
+# What counts as bad follows sysfs_match_string(): the whole write must be
+# "off", "rfc" or "mix", with at most one trailing newline ("rfc\n" is
+# "rfc"; "rfc\n\n", "rfc ", "rfcx", "rf", " rfc", "RFC" are not).  The
+# store method refuses a NUL anywhere in the write.  kernfs hands the store
+# method at most one page, so a longer write is judged by its first 4 KiB.
+# A zero-length write(2) never reaches the store method (sysfs_kf_write()
+# returns 0): it succeeds, writes nothing and changes nothing; the shell's
+# "echo > knob" writes "\n", which is refused.
 . "$rte_repo/tools/qemu/guest-lib.sh"
 
 KNOB_A=/sys/class/infiniband/rxea/ports/1/roce_entropy
@@ -10,19 +19,27 @@ PARAM=/sys/module/ib_core/parameters/roce_entropy
 
 reads() { [ "$(cat "$1")" = "$2" ]; }
 
-# sysfs_write FILE VALUE: one write(2) of VALUE (backslash escapes allowed).
+# sysfs_write FILE VALUE: one write(2) of VALUE (backslash escapes allowed);
+# a failure prints the errno's name and exits 1.  Opening FILE fails the
+# same way.
 sysfs_write() {
 	python3 - "$1" "$2" <<'PY'
-import os, sys
+import errno, os, sys
 data = sys.argv[2].encode().decode('unicode_escape').encode('latin-1')
-fd = os.open(sys.argv[1], os.O_WRONLY)
+shown = f"{data[:16]!r}{'...' if len(data) > 16 else ''} ({len(data)} bytes)"
 try:
+    fd = os.open(sys.argv[1], os.O_WRONLY)
     n = os.write(fd, data)
 except OSError as e:
-    print(f"  write({data!r}): {e.strerror}")
+    print(f"  write({shown}): {errno.errorcode[e.errno]} ({e.strerror})")
     sys.exit(1)
-print(f"  write({data[:16]!r}{'...' if len(data) > 16 else ''}) = {n}")
+print(f"  write({shown}) = {n}")
 PY
+}
+
+# snapshot: every policy value the knob tests can touch.
+snapshot() {
+	cat $KNOB_A $KNOB_B $PARAM | paste -sd' '
 }
 
 # write_ok FILE VALUE EXPECT: the write succeeds and reads back EXPECT.
@@ -30,40 +47,88 @@ write_ok() {
 	sysfs_write "$1" "$2" && reads "$1" "$3"
 }
 
-# write_refused FILE VALUE: the write fails and the value stays.
+# write_refused FILE VALUE [ERRNO]: the write fails with ERRNO (default
+# EINVAL) and no policy changes, on either port or in the parameter.
 write_refused() {
-	local old
+	local old out want=${3:-EINVAL}
 
-	old=$(cat "$1")
-	if sysfs_write "$1" "$2"; then
+	old=$(snapshot)
+	if out=$(sysfs_write "$1" "$2"); then
+		echo "$out"
 		echo "  write of '$2' to $1 was accepted"
 		return 1
 	fi
-	reads "$1" "$old"
+	echo "$out"
+	case $out in
+	*": $want ("*) ;;
+	*) echo "  expected $want"; return 1 ;;
+	esac
+	[ "$(snapshot)" = "$old" ] || { echo "  policies were '$old', now '$(snapshot)'"; return 1; }
 }
 
-# write_unchanged FILE VALUE: whatever the write returns, the value stays.
-# (A zero-length write never reaches the store method.)
-write_unchanged() {
-	local old
+# write_empty FILE: a zero-length write returns 0 and changes nothing.
+write_empty() {
+	local old out
 
-	old=$(cat "$1")
-	sysfs_write "$1" "$2"
-	reads "$1" "$old"
+	old=$(snapshot)
+	out=$(sysfs_write "$1" '') || { echo "$out"; return 1; }
+	echo "$out"
+	case $out in *") = 0") ;; *) return 1 ;; esac
+	[ "$(snapshot)" = "$old" ]
 }
 
+# as_nobody_refused FILE: user nobody cannot open FILE for writing (EACCES),
+# and nothing changes.  setpriv itself must work, or the check proves
+# nothing.
 as_nobody_refused() {
-	local old
+	local old out nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
-	old=$(cat "$1")
-	if setpriv --reuid=65534 --regid=65534 --clear-groups \
-		sh -c "echo off > $1" 2>/dev/null; then
+	[ "$("${nobody[@]}" id -u)" = 65534 ] || { echo "  setpriv does not work"; return 1; }
+	old=$(snapshot)
+	if out=$("${nobody[@]}" python3 - "$1" <<'PY'
+import errno, os, sys
+try:
+    fd = os.open(sys.argv[1], os.O_WRONLY)
+    os.write(fd, b"off\n")
+except OSError as e:
+    print(f"  as nobody: {errno.errorcode[e.errno]} ({e.strerror})")
+    sys.exit(1)
+print("  as nobody: the write was accepted")
+PY
+	); then
+		echo "$out"
 		return 1
 	fi
-	reads "$1" "$old"
+	echo "$out"
+	case $out in *": EACCES ("*) ;; *) return 1 ;; esac
+	[ "$(snapshot)" = "$old" ]
+}
+
+# ports_are DEV N...: DEV's ports directory holds exactly ports N...
+ports_are() {
+	local dev=$1
+
+	shift
+	[ "$(ls /sys/class/infiniband/"$dev"/ports | paste -sd' ')" = "$*" ]
+}
+
+# no_port_write DEV: the shell's "echo rfc > ports/roce_entropy" (O_CREAT)
+# fails, creates no file and changes nothing.
+no_port_write() {
+	local old f=/sys/class/infiniband/$1/ports/roce_entropy
+
+	old=$(snapshot)
+	if (echo rfc > "$f") 2>/tmp/no-port.err; then
+		echo "  $f was written"
+		return 1
+	fi
+	echo "  $(cat /tmp/no-port.err)"
+	[ ! -e "$f" ] && ports_are "$1" 1 && [ "$(snapshot)" = "$old" ]
 }
 
 long=$(head -c 4096 /dev/zero | tr '\0' x)
+long_valid="rfc\\n$(head -c 4092 /dev/zero | tr '\0' ' ')"
+longer=$(head -c 8192 /dev/zero | tr '\0' x)
 
 check "default policy is rfc on rxea" reads $KNOB_A rfc
 check "default policy is rfc on rxeb" reads $KNOB_B rfc
@@ -76,17 +141,34 @@ check "write rfc" write_ok $KNOB_A rfc rfc
 check "ports are independent" reads $KNOB_B rfc
 step write_ok $KNOB_A mix mix
 check "unknown name refused" write_refused $KNOB_A bogus
-check "empty write changes nothing" write_unchanged $KNOB_A ''
+check "empty write returns 0 and changes nothing" write_empty $KNOB_A
 check "newline only refused" write_refused $KNOB_A '\n'
 check "trailing garbage refused" write_refused $KNOB_A 'rfc x'
+check "trailing garbage without a separator refused" write_refused $KNOB_A rfcx
+check "trailing space refused" write_refused $KNOB_A 'rfc '
+check "leading space refused" write_refused $KNOB_A ' rfc'
+check "a prefix of a name refused" write_refused $KNOB_A rf
+check "CR LF refused" write_refused $KNOB_A 'rfc\r\n'
 check "two newlines refused" write_refused $KNOB_A 'rfc\n\n'
 check "upper case refused" write_refused $KNOB_A RFC
 check "4 KiB string refused" write_refused $KNOB_A "$long"
+check "4 KiB string that starts with a name refused" write_refused $KNOB_A "$long_valid"
+check "8 KiB string refused" write_refused $KNOB_A "$longer"
 check "binary bytes refused" write_refused $KNOB_A 'r\x00fc\xff'
 check "NUL after the name refused" write_refused $KNOB_A 'rfc\x00x'
+check "bytes above 0x7f refused" write_refused $KNOB_A '\xe2\x80\x8brfc'
 check "non-root write refused" as_nobody_refused $KNOB_A
+check "non-root write to the other port refused" as_nobody_refused $KNOB_B
+check "non-root write to the module parameter refused" as_nobody_refused $PARAM
 check "value unchanged after refusals" reads $KNOB_A mix
+check "rxea and rxeb have port 1 only" eval 'ports_are rxea 1 && ports_are rxeb 1'
 check "missing port has no knob" [ ! -e /sys/class/infiniband/rxea/ports/2/roce_entropy ]
+check "write to a missing port 2 fails" write_refused \
+	/sys/class/infiniband/rxea/ports/2/roce_entropy rfc ENOENT
+check "write to a missing port 0 fails" write_refused \
+	/sys/class/infiniband/rxea/ports/0/roce_entropy rfc ENOENT
+check "write without a port number fails and creates nothing" no_port_write rxea
+check "value unchanged after writes to missing ports" reads $KNOB_A mix
 check "module parameter refuses bogus" write_refused $PARAM bogus
 check "module parameter accepts mix" write_ok $PARAM mix mix
 step write_ok $KNOB_A rfc rfc

@@ -361,10 +361,11 @@ CaptureSummary judge_capture(const std::vector<RocePacket> &packets, Policy poli
 {
 	std::vector<CmSession> sessions = cm_sessions(packets);
 	std::vector<Group> groups;
-	std::map<std::tuple<std::string, std::string, std::uint32_t>, std::size_t> to_group;
-	std::map<std::tuple<std::string, std::string, std::uint32_t>,
-	         std::vector<const RocePacket *>>
-	    loose; // data not claimed by a session: (src, dst, dest QPN)
+	using Key = std::tuple<std::string, std::string, std::uint32_t>; // src, dst, dest QPN
+	std::map<Key, std::size_t> to_group;
+	// Data not claimed by a session, UD (with a DETH) apart from the rest:
+	// a QPN that receives both is not one connection.
+	std::map<Key, std::vector<const RocePacket *>> loose, loose_ud;
 
 	// Sessions first: their data is what goes to the QPNs they name.
 	for (const auto &s : sessions) {
@@ -402,20 +403,14 @@ CaptureSummary judge_capture(const std::vector<RocePacket> &packets, Policy poli
 			}
 			continue;
 		}
-		loose[{pkt.src, pkt.dst, pkt.dest_qp}].push_back(&pkt);
+		(pkt.src_qp ? loose_ud : loose)[{pkt.src, pkt.dst, pkt.dest_qp}].push_back(&pkt);
 	}
 
 	// Without CM: UD names both QPNs in every packet; RC and UC pair the
 	// one QPN seen each way between two hosts.
-	using Key = std::tuple<std::string, std::string, std::uint32_t>;
 	std::map<std::pair<End, End>, std::size_t> ud_pairs;
-	std::map<std::pair<std::string, std::string>, std::vector<std::uint32_t>> rc_qpns;
-	for (const auto &[key, pkts] : loose) {
+	for (const auto &[key, pkts] : loose_ud) {
 		const auto &[src, dst, dqpn] = key;
-		if (!pkts.front()->src_qp) {
-			rc_qpns[{src, dst}].push_back(dqpn);
-			continue;
-		}
 		for (const RocePacket *p : pkts) {
 			const End a{src, *p->src_qp}, b{dst, dqpn};
 			auto [it, fresh] = ud_pairs.try_emplace(
@@ -431,10 +426,15 @@ CaptureSummary judge_capture(const std::vector<RocePacket> &packets, Policy poli
 			groups[it->second].packets.push_back(p);
 		}
 	}
+	std::map<std::pair<std::string, std::string>, std::vector<std::uint32_t>> rc_qpns;
+	for (const auto &entry : loose) {
+		const auto &[src, dst, dqpn] = entry.first;
+		rc_qpns[{src, dst}].push_back(dqpn);
+	}
 	std::set<Key> claimed;
 	for (const auto &[key, pkts] : loose) {
 		const auto &[src, dst, dqpn] = key;
-		if (pkts.front()->src_qp || claimed.count(key))
+		if (claimed.count(key))
 			continue;
 		const auto &fwd = rc_qpns[{src, dst}];
 		const auto &back = rc_qpns[{dst, src}];
@@ -442,7 +442,8 @@ CaptureSummary judge_capture(const std::vector<RocePacket> &packets, Policy poli
 		g.conn.src = src;
 		g.conn.dst = dst;
 		g.packets = pkts;
-		if (fwd.size() == 1 && back.size() == 1) {
+		// A host's traffic to itself has one list both ways: nothing to pair.
+		if (src != dst && fwd.size() == 1 && back.size() == 1) {
 			const Key peer{dst, src, back.front()};
 			const auto &more = loose.at(peer);
 			g.conn.qpns = {back.front(), dqpn};

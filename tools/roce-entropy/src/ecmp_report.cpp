@@ -68,7 +68,7 @@ EcmpVerdict judge(const EcmpRun &run)
 	    std::set<std::uint16_t>(run.udp_sports.begin(), run.udp_sports.end()).size());
 	if (!run.clients_ok) {
 		v.why = "a client failed";
-	} else if (!v.forward_max_mean || (!run.reverse.empty() && !v.reverse_max_mean)) {
+	} else if (v.forward_max_mean == 0 || (!run.reverse.empty() && v.reverse_max_mean == 0)) {
 		v.why = "no packets counted";
 	} else if (run.policy == "off") {
 		// One link carries it all: max/mean equals the number of links

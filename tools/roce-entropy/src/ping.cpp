@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // roce-ping's RDMA side: librdmacm for the connections, one CQ with a
 // completion channel for all of them, poll(2) on both channels.
+#include <algorithm>
 #include <arpa/inet.h>
 #include <cerrno>
 #include <chrono>
@@ -459,22 +460,65 @@ void disconnect_all(const PingOptions &opts, EventChannel &ec, Fabric &fabric)
 	}
 }
 
+// --cycles: how many cycles in how long, and the spread of one cycle's time.
+void print_cycles(const PingOptions &opts, std::vector<double> &ms, double seconds,
+                  std::ostream &out)
+{
+	std::sort(ms.begin(), ms.end());
+	const double rate = static_cast<double>(ms.size()) / seconds;
+	const double median = ms[ms.size() / 2];
+	char line[200];
+
+	if (opts.json) {
+		out << nlohmann::json{{"cycles", ms.size()},
+		                      {"connections", opts.connections},
+		                      {"messages", opts.messages},
+		                      {"seconds", seconds},
+		                      {"cycles_per_second", rate},
+		                      {"cycle_ms",
+		                       {{"min", ms.front()},
+		                        {"median", median},
+		                        {"max", ms.back()}}}}
+		    << '\n';
+		return;
+	}
+	std::snprintf(line, sizeof(line),
+	              "%zu cycles of %u connection(s), %u round trip(s) each, in %.3f s: %.2f "
+	              "cycles/s (one cycle: min %.1f ms, median %.1f ms, max %.1f ms)\n",
+	              ms.size(), opts.connections, opts.messages, seconds, rate, ms.front(), median,
+	              ms.back());
+	out << line;
+}
+
 int run_client(const PingOptions &opts, std::ostream &out)
 {
 	EventChannel ec;
 	Fabric fabric(opts.size, 4 * opts.connections + 16);
+	const unsigned cycles = opts.cycles ? opts.cycles : 1;
+	std::vector<double> cycle_ms;
+	const auto start = Clock::now();
 
 	try {
-		for (unsigned i = 0; i < opts.connections; i++)
-			connect_one(opts, i, ec, fabric);
-		ping_all(opts, fabric);
-		print_conns(opts, fabric, out);
-		disconnect_all(opts, ec, fabric);
+		for (unsigned cycle = 0; cycle < cycles; cycle++) {
+			const auto t0 = Clock::now();
+
+			for (unsigned i = 0; i < opts.connections; i++)
+				connect_one(opts, i, ec, fabric);
+			ping_all(opts, fabric);
+			if (!opts.cycles)
+				print_conns(opts, fabric, out);
+			disconnect_all(opts, ec, fabric);
+			cycle_ms.push_back(
+			    std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+		}
 	} catch (...) {
 		while (!fabric.conns().empty())
 			fabric.detach(*fabric.conns().begin()->second);
 		throw;
 	}
+	if (opts.cycles)
+		print_cycles(opts, cycle_ms,
+		             std::chrono::duration<double>(Clock::now() - start).count(), out);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // roce-ping: an rdma_cm RC ping-pong client and server whose client can set
-// its own IPv6 flow label and report each connection's CM ports and QPNs.
+// its own IPv6 flow label and report each connection's CM ports and QPNs,
+// or time connect, ping, disconnect cycles.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,9 @@ struct PingOptions {
 	std::uint16_t sport_base = 0; // client: connection i binds port base + i; 0: rdma_cm's
 	std::string until;            // client: after MESSAGES, keep pinging until this file exists
 	unsigned timeout = 20;        // seconds for each connection step
+	// client: 0 = connect, ping, print the connections, disconnect, once;
+	// N = connect, ping, disconnect N times in a row and print the rate
+	unsigned cycles = 0;
 	bool json = false;
 };
 

@@ -48,7 +48,7 @@ unsigned number_arg(const std::string &text, std::uint64_t min, std::uint64_t ma
 
 struct Args {
 	std::string bind, server, port = "7471", connections, messages = "10", size = "64",
-	                          flow_label, until, timeout = "20", sport_base;
+	                          flow_label, until, timeout = "20", sport_base, cycles;
 	bool json = false;
 };
 
@@ -75,6 +75,12 @@ void fill(const Args &args, bool server, PingOptions &opts)
 	    args.connections.empty() ? 1 : number_arg(args.connections, 1, 1024, "connections");
 	opts.messages = number_arg(args.messages, 1, 1000000, "messages");
 	opts.until = args.until;
+	if (!args.cycles.empty()) {
+		opts.cycles = number_arg(args.cycles, 1, 1000000, "cycles");
+		if (!opts.until.empty())
+			throw UsageError("--until holds the connections open: it cannot be "
+			                 "combined with --cycles");
+	}
 	if (!args.sport_base.empty()) {
 		opts.sport_base = static_cast<std::uint16_t>(
 		    number_arg(args.sport_base, 1024, 0xFFFF, "source port base"));
@@ -126,6 +132,8 @@ std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOption
 	                    "after the messages, ping every 100 ms until FILE exists");
 	cli_cmd->add_option("--sport-base", cli.sport_base,
 	                    "bind connection i to rdma_cm port BASE + i (default: rdma_cm picks)");
+	cli_cmd->add_option("--cycles", cli.cycles,
+	                    "connect, ping, disconnect N times in a row and print the rate");
 	cli_cmd->add_option("--timeout", cli.timeout, "seconds per connection step (default 20)");
 	cli_cmd->add_flag("--json", cli.json, "print JSON");
 

@@ -238,6 +238,46 @@ TEST(Capture, UdPairsBySourceAndDestinationQpn)
 	EXPECT_EQ(j.sum.inconsistent, 0u);
 }
 
+// Found by the capture fuzzer (fuzz/corpus/capture/regress-ud-then-rc-same-qpn
+// is its input): a UD send, then an RC send to the same QPN between the same
+// hosts.  The grouping took every packet to that QPN for UD when the first
+// was, and dereferenced the RC packet's missing source QPN.  Each now goes
+// its own way.
+TEST(Capture, UdAndRcToOneQpnAreTwoConnections)
+{
+	Conversation c{false, "10.1.0.2", "10.2.0.2", 0xC132, 0, {}};
+	c.add(true, 0x12, 0x11);
+	c.add(true, 0x12, {}, {}, 0x00); // RC SEND FIRST
+	auto j = judge_frames(c.frames, Policy::Rfc);
+	ASSERT_EQ(j.sum.connections.size(), 2u);
+	EXPECT_TRUE(j.sum.connections[0].ud);
+	EXPECT_EQ(j.sum.connections[0].qpns, (std::vector<std::uint32_t>{0x11, 0x12}));
+	EXPECT_EQ(j.sum.connections[0].packets, 1u);
+	EXPECT_TRUE(j.sum.connections[0].consistent); // 0x11 * 0x12 = 0x132
+	EXPECT_FALSE(j.sum.connections[1].ud);
+	EXPECT_EQ(j.sum.connections[1].qpns, (std::vector<std::uint32_t>{0x12}));
+	EXPECT_EQ(j.sum.connections[1].packets, 1u);
+	EXPECT_EQ(j.sum.packets, 2u);
+}
+
+// Found by the capture fuzzer (fuzz/corpus/capture/regress-rc-to-itself):
+// RC traffic from a host to itself, one QPN.  Its list of QPNs "each way"
+// is the same list, so the QPN was paired with itself and every packet
+// counted twice.
+TEST(Capture, RcFromAHostToItselfIsCountedOnce)
+{
+	Conversation c{false, "10.1.0.2", "10.1.0.2", 0xC132, 0, {}};
+	c.add(true, 0x12);
+	c.add(true, 0x12);
+	auto j = judge_frames(c.frames, Policy::Rfc);
+	ASSERT_EQ(j.sum.connections.size(), 1u);
+	EXPECT_EQ(j.sum.connections[0].qpns, (std::vector<std::uint32_t>{0x12}));
+	EXPECT_EQ(j.sum.connections[0].packets, 2u);
+	EXPECT_EQ(j.sum.connections[0].forward.packets, 2u);
+	EXPECT_FALSE(j.sum.connections[0].expected_flow_label);
+	EXPECT_EQ(j.sum.packets, 2u);
+}
+
 TEST(Capture, SidrJoinsItsUdTrafficThroughTheRepQpn)
 {
 	Conversation c{true, "fd01::2", "fd02::2", kSportPorts1And7471, kFlPorts1And7471, {}};

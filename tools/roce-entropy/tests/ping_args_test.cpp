@@ -91,6 +91,24 @@ TEST(PingArgs, SourcePortBaseLeavesRoomForEveryConnection)
 	EXPECT_NE(p.err.find("leaves no room"), std::string::npos) << p.err;
 }
 
+TEST(PingArgs, CyclesRepeatConnectPingDisconnect)
+{
+	auto p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--cycles", "200",
+	                "--messages", "1", "--json"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_EQ(p.opts.cycles, 200u);
+	EXPECT_EQ(p.opts.messages, 1u);
+	EXPECT_EQ(p.opts.connections, 1u);
+
+	p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_EQ(p.opts.cycles, 0u);
+
+	p = parse({"client", "--bind", "fd01::2", "--server", "fd02::2", "--cycles", "0x10"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_EQ(p.opts.cycles, 16u);
+}
+
 TEST(PingArgs, ServerServesUntilKilledByDefault)
 {
 	auto p = parse({"server", "--bind", "fd02::2"});
@@ -148,6 +166,19 @@ const BadArgs bad_args[] = {
      {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--sport-base", "80"},
      "below 1024"},
     {"UnknownOption", {"server", "--bind", "10.2.0.2", "--flow-label", "1"}, "flow-label"},
+    {"ZeroCycles",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--cycles", "0"},
+     "below 1"},
+    {"TooManyCycles",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--cycles", "1000001"},
+     "out of range"},
+    {"CyclesNotANumber",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--cycles", "ten"},
+     "not a number"},
+    {"CyclesWithUntil",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--cycles", "5", "--until", "/tmp/x"},
+     "cannot be combined"},
+    {"CyclesOnServer", {"server", "--bind", "10.2.0.2", "--cycles", "5"}, "cycles"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, PingArgsBad, testing::ValuesIn(bad_args),

@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make patchset: the series in upstream form, `git format-patch` output
+# against Linux 6.12, in build/patchset/: 0000-cover-letter.patch (from
+# patches/cover-letter.txt), then one commit per entry of patches/series:
+# the quilt patch plus the new files that patches/new-files gives it, with
+# the patch's From:, Subject: and description as author and message.
+#
+# The commits are made, with fixed dates, on the branch "roce-entropy" of a
+# git repository of the pristine source that is made once in the cache
+# ($GITBASE: a hard-linked copy of $KSRC, one commit, tag "base"), through
+# a temporary index: no working tree is written.
+. "$(dirname "$0")/common.sh"
+
+DATE=${PATCHSET_DATE:-2026-11-23T00:00:00+0000}
+BRANCH=roce-entropy
+OUT=$BUILD/patchset
+SERIES=$REPO/patches/series
+NEWFILES=$REPO/patches/new-files
+COVER=$REPO/patches/cover-letter.txt
+
+# The user's git configuration must not change the output.
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export GIT_COMMITTER_NAME="RoCE entropy maintainers"
+export GIT_COMMITTER_EMAIL=roce-entropy@localhost
+export GIT_COMMITTER_DATE=$DATE
+
+# hdr_from / hdr_subject / hdr_body PATCH: the parts of a quilt header.
+hdr_from() {
+	sed -n '/^--- a\//q; s/^From: //p' "$1" | head -n 1
+}
+hdr_subject() {
+	sed -n '/^--- a\//q; s/^Subject: \(\[PATCH[^]]*\] \)\{0,1\}//p' "$1" | head -n 1
+}
+hdr_body() {
+	awk '/^--- a\//{exit} s{l[n++]=$0} /^Subject: /{s=1}
+	END{b=0; while (b<n && l[b]=="") b++; e=n-1; while (e>=b && l[e]=="") e--;
+	    for (i=b; i<=e; i++) print l[i]}' "$1"
+}
+
+# Everything is checked before anything is written.
+[ -f "$SERIES" ] || die "patches/series is missing"
+[ -f "$NEWFILES" ] || die "patches/new-files is missing"
+[ -s "$COVER" ] || die "patches/cover-letter.txt is missing or empty"
+patches=()
+while read -r p; do
+	case $p in ''|'#'*) continue ;; esac
+	f=$REPO/patches/$p
+	[ -f "$f" ] || die "patches/series names $p, which is missing"
+	grep -qE '^[^<>]+ <[^<>@ ]+@[^<>@ ]+>$' <<< "$(hdr_from "$f")" ||
+		die "patches/$p: no 'From: Name <address>' line in its header"
+	[ -n "$(hdr_subject "$f")" ] || die "patches/$p: no 'Subject:' line in its header"
+	grep -q '^Signed-off-by: ' <<< "$(hdr_body "$f")" ||
+		die "patches/$p: no Signed-off-by: in its description"
+	patches+=("$p")
+done < "$SERIES"
+[ ${#patches[@]} -gt 0 ] || die "patches/series lists no patch"
+
+declare -A owner=()
+while read -r p f rest; do
+	case $p in ''|'#'*) continue ;; esac
+	[ -n "$f" ] && [ -z "$rest" ] || die "patches/new-files: want 'PATCH FILE', got '$p $f $rest'"
+	grep -qxF "$p" <<< "$(printf '%s\n' "${patches[@]}")" ||
+		die "patches/new-files: $p is not in patches/series"
+	[ -f "$REPO/$f" ] || die "patches/new-files: $f does not exist"
+	[ -z "${owner[$f]:-}" ] || die "patches/new-files: $f is listed twice"
+	owner[$f]=$p
+done < "$NEWFILES"
+for f in $(cd "$REPO" && find include drivers -type f | sort); do
+	[ -n "${owner[$f]:-}" ] || die "$f is in no patch: add it to patches/new-files"
+done
+
+ksrc_init
+command -v git >/dev/null || die "git is missing: run 'make deps'"
+
+# The pristine source as a git repository, once per kernel version.
+if ! git -C "$GITBASE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
+	tmp=$GITBASE.tmp
+	say "patchset: committing pristine Linux $KVER to $GITBASE (once, a few minutes)"
+	rm -rf "$tmp" "$GITBASE"
+	cp -al "$KSRC" "$tmp"
+	rm -rf "$tmp/.git" "$tmp/.extracted"
+	git -C "$tmp" init -q
+	git -C "$tmp" config gc.auto 0
+	git -C "$tmp" config maintenance.auto false
+	git -C "$tmp" config core.looseCompression 1
+	nice -n 19 git -C "$tmp" add -f -A
+	GIT_AUTHOR_NAME=$GIT_COMMITTER_NAME GIT_AUTHOR_EMAIL=$GIT_COMMITTER_EMAIL \
+		GIT_AUTHOR_DATE=$DATE git -C "$tmp" commit -q \
+		-m "Linux $KVER, as extracted from $KSRC"
+	git -C "$tmp" tag base
+	mv "$tmp" "$GITBASE"
+fi
+say "patchset: pristine Linux $KVER is $GITBASE, tag base ($(git -C "$GITBASE" rev-parse --short base))"
+
+work=$(mktemp -d "$BUILD/patchset.XXXXXX" 2>/dev/null) || {
+	mkdir -p "$BUILD"
+	work=$(mktemp -d "$BUILD/patchset.XXXXXX")
+}
+trap 'rm -rf "$work"' EXIT
+export GIT_INDEX_FILE=$work/index
+git -C "$GITBASE" read-tree base
+parent=$(git -C "$GITBASE" rev-parse base)
+n=0
+for p in "${patches[@]}"; do
+	n=$((n + 1))
+	f=$REPO/patches/$p
+	if ! git -C "$GITBASE" apply --cached "$f" > "$work/apply.log" 2>&1; then
+		cat "$work/apply.log" >&2
+		die "patches/$p does not apply to Linux $KVER on top of the patches before it"
+	fi
+	added=
+	for nf in $(printf '%s\n' "${!owner[@]}" | sort); do
+		[ "${owner[$nf]}" = "$p" ] || continue
+		[ -z "$(git -C "$GITBASE" ls-files -- "$nf")" ] ||
+			die "patches/new-files: $nf already exists when $p is applied"
+		blob=$(git -C "$GITBASE" hash-object -w --no-filters -- "$REPO/$nf")
+		git -C "$GITBASE" update-index --add --cacheinfo "100644,$blob,$nf"
+		added="$added $nf"
+	done
+	tree=$(git -C "$GITBASE" write-tree)
+	from=$(hdr_from "$f")
+	email=${from##*<}
+	parent=$(printf '%s\n\n%s\n' "$(hdr_subject "$f")" "$(hdr_body "$f")" |
+		GIT_AUTHOR_NAME=${from% <*} GIT_AUTHOR_EMAIL=${email%>} GIT_AUTHOR_DATE=$DATE \
+		git -C "$GITBASE" commit-tree "$tree" -p "$parent")
+	say "patchset: $n/${#patches[@]} $(hdr_subject "$f")${added:+ (adds$added)}"
+done
+git -C "$GITBASE" update-ref "refs/heads/$BRANCH" "$parent"
+
+# The cover letter: first paragraph the subject, the rest the body.
+git -C "$GITBASE" config "branch.$BRANCH.description" "$(sed "s/@KVER@/$KVER/g" "$COVER")"
+git -C "$GITBASE" format-patch -q --cover-letter --cover-from-description=subject \
+	-o "$work/out" "base..$BRANCH"
+! grep -q '\*\*\* \(SUBJECT\|BLURB\) HERE \*\*\*' "$work/out/0000-cover-letter.patch" ||
+	die "format-patch did not take the cover letter from patches/cover-letter.txt"
+rm -rf "$OUT"
+mv "$work/out" "$OUT"
+say "patchset: $OUT: $(cd "$OUT" && echo *)"

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+// libFuzzer target: the capture reader behind `roce-entropy pcap`.
+//
+// The first byte says what the rest of the input is:
+//   0 mod 4   a capture file (pcap or pcapng), read by read_capture()
+//             through a memfd, then grouped by judge_capture() under every
+//             policy;
+//   1, 2, 3   one frame for parse_frame(), as Ethernet (VLAN tags
+//             included), Linux cooked (SLL) or Linux cooked v2 (SLL2);
+//             with bit 2 set, the IP and UDP length fields are first made
+//             to end where the frame ends, so that a frame cut anywhere
+//             still parses as far as it goes, and a read past the UDP
+//             payload is a read past the buffer, which ASan sees.
+// Besides the sanitizers, each result is checked against what the reader
+// promises (field widths, every packet in exactly one connection, ...);
+// a broken promise aborts, and libFuzzer reports it as a crash.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <pcap/pcap.h>
+#include <string>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <vector>
+
+#include "capture.h"
+
+namespace
+{
+
+int capture_fd = -1;
+std::string capture_path;
+
+[[noreturn]] void broken(const char *promise)
+{
+	std::fprintf(stderr, "capture_fuzz: broken promise: %s\n", promise);
+	std::abort();
+}
+
+void expect(bool ok, const char *promise)
+{
+	if (!ok)
+		broken(promise);
+}
+
+void check_packet(const roce::RocePacket &p)
+{
+	expect(!p.src.empty() && !p.dst.empty(), "a RoCE packet has both addresses");
+	expect(p.dest_qp <= 0xFFFFFF, "the destination QPN has 24 bits");
+	expect(!p.src_qp || *p.src_qp <= 0xFFFFFF, "the DETH's source QPN has 24 bits");
+	expect(p.flow_label <= roce::kFlowLabelMask, "the flow label has 20 bits");
+	expect(p.ipv6 || p.flow_label == 0, "IPv4 has no flow label");
+	expect(!p.cm || p.src_qp, "a CM MAD comes with a DETH");
+	if (p.cm) {
+		expect(p.cm->qpn <= 0xFFFFFF, "a CM MAD's QPN has 24 bits");
+		expect(p.cm->sport.has_value() == p.cm->dport.has_value(),
+		       "rdma_cm ports come in pairs");
+	}
+}
+
+void check_summary(const roce::CaptureSummary &sum, std::size_t packets)
+{
+	unsigned total = 0, inconsistent = 0;
+
+	for (const auto &c : sum.connections) {
+		expect(c.packets > 0, "a connection has packets");
+		expect(c.forward.packets + c.reverse.packets == c.packets,
+		       "a connection's packets go one way or the other");
+		expect(c.qpns.size() <= 2, "a connection has at most two QPNs");
+		expect(c.cm_mads <= c.packets, "CM MADs are packets of their connection");
+		expect(!c.udp_sports.empty(), "a connection has a UDP source port");
+		expect(!c.consistent || c.udp_sports.size() == 1,
+		       "a consistent connection has one UDP source port");
+		expect(!c.expected_flow_label || *c.expected_flow_label <= roce::kFlowLabelMask,
+		       "the expected flow label has 20 bits");
+		total += c.packets;
+		inconsistent += !c.consistent;
+	}
+	expect(total == packets, "every packet is in exactly one connection");
+	expect(sum.packets == total, "the summary counts every packet");
+	expect(sum.inconsistent == inconsistent, "the summary counts what disagrees");
+	expect(sum.distinct_udp_sports <= total, "no more ports than packets");
+}
+
+void judge(const std::vector<roce::RocePacket> &packets)
+{
+	for (auto policy : {roce::Policy::Off, roce::Policy::Rfc, roce::Policy::Mix}) {
+		check_summary(roce::judge_capture(packets, policy, 0), packets.size());
+		check_summary(roce::judge_capture(packets, policy, 0x5A5A5), packets.size());
+	}
+}
+
+void fuzz_capture_file(const std::uint8_t *data, std::size_t size)
+{
+	if (ftruncate(capture_fd, 0) || pwrite(capture_fd, data, size, 0) != ssize_t(size))
+		broken("the memfd takes the input");
+	unsigned not_roce = 0, malformed = 0;
+	std::vector<roce::RocePacket> packets;
+	try {
+		packets = roce::read_capture(capture_path, not_roce, malformed);
+	} catch (const roce::CaptureError &) {
+		return; // not a capture, or a link type it refuses: a clean error
+	}
+	for (const auto &p : packets)
+		check_packet(p);
+	judge(packets);
+}
+
+void put16(std::vector<std::uint8_t> &b, std::size_t off, std::size_t v)
+{
+	if (off + 2 <= b.size() && v <= 0xFFFF) {
+		b[off] = static_cast<std::uint8_t>(v >> 8);
+		b[off + 1] = static_cast<std::uint8_t>(v);
+	}
+}
+
+// Make the IPv4 total length or IPv6 payload length, and the UDP length,
+// end at the end of FRAME.
+void fit_lengths(int linktype, std::vector<std::uint8_t> &frame)
+{
+	std::size_t off = linktype == DLT_LINUX_SLL ? 16 : linktype == DLT_LINUX_SLL2 ? 20 : 12;
+
+	if (linktype == DLT_EN10MB) {
+		while (off + 2 <= frame.size() && ((frame[off] == 0x81 && frame[off + 1] == 0x00) ||
+		                                   (frame[off] == 0x88 && frame[off + 1] == 0xA8)))
+			off += 4; // VLAN tags
+		off += 2;
+	}
+	if (off >= frame.size())
+		return;
+	const std::size_t l3 = frame.size() - off;
+	if (frame[off] >> 4 == 4) {
+		const std::size_t ihl = (frame[off] & 0xFu) * 4;
+		put16(frame, off + 2, l3);
+		if (l3 >= ihl)
+			put16(frame, off + ihl + 4, l3 - ihl);
+	} else if (frame[off] >> 4 == 6 && l3 >= 40) {
+		put16(frame, off + 4, l3 - 40);
+		put16(frame, off + 44, l3 - 40);
+	}
+}
+
+void fuzz_frame(int linktype, bool fit, const std::uint8_t *data, std::size_t size)
+{
+	// A copy of exactly SIZE bytes, so that ASan sees a read past the end.
+	std::vector<std::uint8_t> frame(data, data + size);
+	roce::RocePacket pkt;
+
+	if (fit)
+		fit_lengths(linktype, frame);
+
+	if (roce::parse_frame(linktype, frame.data(), frame.size(), pkt) != roce::ParseStatus::Roce)
+		return;
+	check_packet(pkt);
+	judge({pkt, pkt});
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***)
+{
+	capture_fd = memfd_create("capture_fuzz", 0);
+	if (capture_fd < 0) {
+		std::perror("capture_fuzz: memfd_create");
+		std::exit(1);
+	}
+	capture_path = "/proc/self/fd/" + std::to_string(capture_fd);
+	return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+	if (size == 0)
+		return -1;
+	const bool fit = data[0] & 4;
+
+	switch (data[0] % 4) {
+	case 0:
+		fuzz_capture_file(data + 1, size - 1);
+		break;
+	case 1:
+		fuzz_frame(DLT_EN10MB, fit, data + 1, size - 1);
+		break;
+	case 2:
+		fuzz_frame(DLT_LINUX_SLL, fit, data + 1, size - 1);
+		break;
+	default:
+		fuzz_frame(DLT_LINUX_SLL2, fit, data + 1, size - 1);
+		break;
+	}
+	return 0;
+}
