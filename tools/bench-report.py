@@ -92,8 +92,8 @@ def summarize(runs, rounds):
         # The noise floor: how far a policy's own rounds stray from its
         # median (off against off, rfc against rfc...), at most.
         spreads = [max(p['max'] / p['median'] - 1, 1 - p['min'] / p['median'])
-                   for p in entry['policies'].values() if 'median' in p]
-        if spreads:
+                   for p in entry['policies'].values() if len(p['values']) > 1]
+        if spreads and entry['complete']:
             entry['noise'] = max(spreads)
         for policy in POLICIES[1:]:
             p = entry['policies'][policy]
@@ -104,9 +104,11 @@ def summarize(runs, rounds):
             entry['ratios'][policy] = ratio
             if ratio >= goal:
                 entry['verdicts'][policy] = 'goal met'
-            else:
+            elif 'noise' in entry:
                 entry['verdicts'][policy] = (
                     f"below goal (noise ±{100 * entry['noise']:.0f}%)")
+            else:
+                entry['verdicts'][policy] = 'below goal (noise unknown)'
         result.append(entry)
     return result
 

@@ -26,7 +26,7 @@ rm -rf "$bench/vm"
 rm -f "$bench"/{raw.jsonl,plan.json,clock.json,grid.json,meta.json,report.json}
 
 # The guest's clock counts its instructions (QEMU -icount, 1 ns each), so
-# that the figures do not depend on what else the host runs; perftest times
+# that what else the host runs barely moves the figures; perftest times
 # with the TSC, which then ticks at 1 GHz of that clock.
 tsc="tsc_early_khz=1000000 tsc=reliable clocksource=tsc"
 
@@ -34,7 +34,7 @@ say "bench: roce-entropy simulate --grid on the host"
 "$BUILD/bin/roce-entropy" simulate --grid --json > "$bench/grid.json"
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-say "bench: booting the test VM (TCG with icount: about 10 minutes; host load average $load_before)"
+say "bench: booting the test VM (TCG with icount: about 13 minutes; host load average $load_before)"
 rc=0
 VM_OUT=$bench/vm VM_TIMEOUT=${VM_TIMEOUT:-1800} VM_ICOUNT=0 VM_APPEND=$tsc \
 	"$REPO/tools/qemu/vm-run.sh" "$REPO/tools/qemu/bench/bench.sh" > "$bench/vm.log" 2>&1 &
