@@ -209,7 +209,8 @@ TEST(EcmpReportCli, EachRunMeetsRandomPortsOverItsOwnLinks)
 	EXPECT_NEAR(rep["runs"][0]["ideal_max_mean"].get<double>(), 1.5, 0.05);
 	EXPECT_NEAR(rep["runs"][1]["ideal_max_mean"].get<double>(), 2.5, 0.05);
 	EXPECT_TRUE(rep["runs"][1]["reverse_max_mean"].is_null());
-	EXPECT_NE(r.out.find("the sending host's routes by UDP source port"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("the sending host's routes by UDP source port"), std::string::npos)
+	    << r.out;
 	for (const char *f : {"/raw.json", "/report.json", "/ecmp.svg"})
 		std::remove((dir + f).c_str());
 	std::remove(dir.c_str());
