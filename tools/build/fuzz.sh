@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # libFuzzer on roce-entropy: build the fuzz targets (clang++, ROCE_FUZZ)
-# into build/tools-fuzz and run each for a bounded time from its seed corpus.
+# into build/tools-fuzz and run each for a bounded time from its seed corpus
+# (-use_value_profile=1: comparisons that come closer count as progress,
+# which finds length checks off by a byte or two).
 #   fuzz.sh [SECONDS] [TARGET...]   SECONDS per target (default 30);
 #                                   TARGET: capture, cli (default both)
 # FUZZ_DIR=<dir> builds and runs elsewhere (default build/tools-fuzz).
@@ -51,6 +53,7 @@ fuzz() {
 	say "fuzz $t: $secs s from $src/fuzz/corpus/$t (log: $run/fuzz.log)"
 	(cd "$run" && TMPDIR=$run/tmp "$dir/roce_fuzz_$t" \
 		-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
+		-use_value_profile=1 \
 		-dict="$src/fuzz/$t.dict" -artifact_prefix="$run/artifacts/" \
 		-print_final_stats=1 "$run/corpus" "$src/fuzz/corpus/$t" > "$run/fuzz.log" 2>&1) ||
 		rc=$?

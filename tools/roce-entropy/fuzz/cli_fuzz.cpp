@@ -5,10 +5,12 @@
 // The input is the arguments after the program name, one per line.  The
 // output goes to string streams that are thrown away.  The target never
 // reads or writes a file the input names, and never runs long:
-//   - it runs in an empty directory of its own ($TMPDIR/roce-cli-fuzz-*,
-//     removed at exit) and refuses arguments with a '/', "-" (libpcap's
-//     stdin) and "..", so that `pcap FILE` and `ecmp-report FILE` can only
-//     fail to open FILE;
+//   - run_cli() runs in an empty directory of its own
+//     ($TMPDIR/roce-cli-fuzz-*, removed at exit), and arguments with a '/',
+//     "-" (libpcap's stdin) and ".." are refused, so that `pcap FILE` and
+//     `ecmp-report FILE` can only fail to open FILE (a crash inside run_cli()
+//     writes libFuzzer's crash file there unless -artifact_prefix is an
+//     absolute path, as tools/build/fuzz.sh gives);
 //   - it refuses --svg and --output, the options that write files;
 //   - with `simulate`, it refuses --grid and every number between 65 and
 //     0xFFFFFF (above that, every option refuses it too), so that a run
@@ -19,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
+#include <fcntl.h>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -34,6 +37,7 @@ constexpr std::size_t kMaxArgs = 64;
 constexpr std::uint64_t kMaxSimNumber = 64, kSimRefusesAbove = 0xFFFFFF;
 
 std::string sandbox;
+int start_dir = -1; // where the process started: the rest runs there
 
 // The value of the number TEXT starts with (decimal or 0x hex, as
 // parse_number() reads them), saturated; -1 if it starts with no digit.
@@ -99,7 +103,7 @@ bool touches_files(const std::vector<std::string> &args)
 
 bool sandbox_is_empty()
 {
-	DIR *d = opendir(".");
+	DIR *d = opendir(sandbox.c_str());
 	bool empty = true;
 
 	if (!d)
@@ -125,7 +129,8 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
 	const char *tmp = std::getenv("TMPDIR");
 	std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/roce-cli-fuzz-XXXXXX";
 
-	if (!mkdtemp(tmpl.data()) || chdir(tmpl.c_str())) {
+	start_dir = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (start_dir < 0 || !mkdtemp(tmpl.data())) {
 		std::perror("cli_fuzz: the sandbox directory");
 		std::exit(1);
 	}
@@ -153,7 +158,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 	for (const auto &a : args)
 		argv.push_back(a.c_str());
 	std::ostringstream out, err;
+	if (chdir(sandbox.c_str())) {
+		std::perror("cli_fuzz: chdir to the sandbox");
+		std::abort();
+	}
 	const int status = roce::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+	if (fchdir(start_dir)) {
+		std::perror("cli_fuzz: chdir back");
+		std::abort();
+	}
 
 	if (status < 0 || status > 2 || (status == 2 && err.str().empty())) {
 		std::fprintf(stderr, "cli_fuzz: exit status %d with error output '%s'\n", status,

@@ -238,11 +238,11 @@ TEST(Capture, UdPairsBySourceAndDestinationQpn)
 	EXPECT_EQ(j.sum.inconsistent, 0u);
 }
 
-// Found by the capture fuzzer (fuzz/corpus/capture/regress-ud-then-rc-same-qpn
-// is its input): a UD send, then an RC send to the same QPN between the same
-// hosts.  The grouping took every packet to that QPN for UD when the first
-// was, and dereferenced the RC packet's missing source QPN.  Each now goes
-// its own way.
+// Found by the capture fuzzer (its input, minimized, is the seed
+// fuzz/corpus/capture/regress-ud-then-rc-same-qpn): a UD send, then an RC
+// send to the same QPN between the same hosts.  The grouping took every
+// packet to that QPN for UD when the first was, and dereferenced the RC
+// packet's missing source QPN.  Each now goes its own way.
 TEST(Capture, UdAndRcToOneQpnAreTwoConnections)
 {
 	Conversation c{false, "10.1.0.2", "10.2.0.2", 0xC132, 0, {}};
@@ -260,10 +260,10 @@ TEST(Capture, UdAndRcToOneQpnAreTwoConnections)
 	EXPECT_EQ(j.sum.packets, 2u);
 }
 
-// Found by the capture fuzzer (fuzz/corpus/capture/regress-rc-to-itself):
-// RC traffic from a host to itself, one QPN.  Its list of QPNs "each way"
-// is the same list, so the QPN was paired with itself and every packet
-// counted twice.
+// Found by the capture fuzzer (its input, minimized, is the seed
+// fuzz/corpus/capture/regress-rc-to-itself): RC traffic from a host to
+// itself, one QPN.  Its lists of QPNs "each way" are one list, so the QPN
+// was paired with itself and every packet counted twice.
 TEST(Capture, RcFromAHostToItselfIsCountedOnce)
 {
 	Conversation c{false, "10.1.0.2", "10.1.0.2", 0xC132, 0, {}};
