@@ -130,20 +130,31 @@ static inline u32 rdma_entropy_flow_label(enum rdma_entropy_policy policy,
 	return rdma_entropy_qpn_flow_label(policy, lqpn, rqpn);
 }
 
+/* The QPN of the GSI QP, which carries the CM MADs. */
+#define RDMA_ENTROPY_GSI_QPN 1
+
 /**
  * rdma_entropy_ud_flow_label - the flow label of one UD send
  * @policy: the port's policy
  * @fl: the flow label of the send's address handle, 0 if none
- * @sqpn: source QP number
+ * @sqpn: source QP number, as it goes on the wire
  * @dqpn: destination QP number of the work request
  *
  * As rdma_entropy_flow_label(), except that a send to the multicast QPN
  * depends on the source QPN alone: the multicast QPN is replaced by 1, the
  * identity of the product.
+ *
+ * QP1 generates nothing: a CM MAD belongs to a connection, whose flow label
+ * its AH carries.  Without one (the connection was made under "off") the MAD
+ * keeps the base port, as that connection's other MADs do on both hosts,
+ * whatever the policy is when each MAD is sent.  A QPN hash would give QP1
+ * one constant port anyway, QP1 talking to QP1 only.
  */
 static inline u32 rdma_entropy_ud_flow_label(enum rdma_entropy_policy policy,
 					     u32 fl, u32 sqpn, u32 dqpn)
 {
+	if (sqpn == RDMA_ENTROPY_GSI_QPN)
+		return fl & IB_GRH_FLOWLABEL_MASK;
 	if (dqpn == IB_MULTICAST_QPN)
 		dqpn = 1;
 
@@ -192,7 +203,8 @@ static inline u32 rdma_entropy_path(enum rdma_entropy_policy policy, u32 fl,
  * @ah_fl: the AH's flow label
  *
  * An AH with a flow label uses it for every send; one without takes the
- * flow label of each send from its QP numbers, unless the policy is off.
+ * flow label of each send from its QP numbers, unless the policy is off
+ * (or the QP is QP1, see rdma_entropy_ud_flow_label()).
  */
 static inline bool rdma_entropy_ud_per_send(enum rdma_entropy_policy policy,
 					    u32 ah_fl)

@@ -232,10 +232,39 @@ static void roce_entropy_ud_multicast(struct kunit *test)
 	for (i = 0; i < PROPERTY_ROUNDS; i++) {
 		u32 sqpn = next_input(&state) >> 8;
 
+		if (sqpn == RDMA_ENTROPY_GSI_QPN)
+			continue;
 		KUNIT_ASSERT_EQ(test,
 				rdma_entropy_ud_flow_label(p, 0, sqpn,
 							   IB_MULTICAST_QPN),
 				rdma_entropy_qpn_flow_label(p, sqpn, 1));
+	}
+}
+
+/*
+ * QP1 sends the CM MADs: they use their AH's flow label, or none, whatever
+ * the destination QPN and the policy.
+ */
+static void roce_entropy_ud_gsi(struct kunit *test)
+{
+	enum rdma_entropy_policy p = *(const enum rdma_entropy_policy *)
+		test->param_value;
+	u32 state = 6;
+	int i;
+
+	for (i = 0; i < PROPERTY_ROUNDS; i++) {
+		u32 fl = next_input(&state);
+		u32 dqpn = next_input(&state) >> 8;
+
+		KUNIT_ASSERT_EQ(test,
+				rdma_entropy_ud_flow_label(p, 0,
+							   RDMA_ENTROPY_GSI_QPN,
+							   dqpn), 0);
+		KUNIT_ASSERT_EQ(test,
+				rdma_entropy_ud_flow_label(p, fl,
+							   RDMA_ENTROPY_GSI_QPN,
+							   dqpn),
+				fl & IB_GRH_FLOWLABEL_MASK);
 	}
 }
 
@@ -406,6 +435,7 @@ static void roce_entropy_ud_per_send_sport(struct kunit *test)
 			ud_send_sport(RDMA_ENTROPY_MIX, 0x12, IB_MULTICAST_QPN),
 			0xc1af);
 	KUNIT_EXPECT_EQ(test, ud_send_sport(RDMA_ENTROPY_RFC, 0x11, 0), 0xd000);
+	KUNIT_EXPECT_EQ(test, ud_send_sport(RDMA_ENTROPY_MIX, 1, 1), 0xd000);
 }
 
 struct reply_case {
@@ -525,6 +555,7 @@ static struct kunit_case roce_entropy_hash_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_zero_inputs, policy_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_app_flow_label_wins, policy_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_ud_multicast, policy_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_ud_gsi, policy_gen_params),
 	KUNIT_CASE(roce_entropy_off_generates_nothing),
 	KUNIT_CASE(roce_entropy_rfc_matches_6_12),
 	KUNIT_CASE(roce_entropy_mix_low_bits),

@@ -463,6 +463,7 @@ CaptureSummary judge_capture(const std::vector<RocePacket> &packets, Policy poli
 			Direction &d = p->src == c.src ? c.forward : c.reverse;
 			d.packets++;
 			d.udp_sports.insert(p->udp_sport);
+			(p->cm ? d.cm_udp_sports : d.data_udp_sports).insert(p->udp_sport);
 			c.udp_sports.insert(p->udp_sport);
 			all_sports.insert(p->udp_sport);
 			c.ipv6 = p->ipv6;

@@ -317,8 +317,35 @@ struct PcapArgs {
 
 json direction_json(const Direction &d)
 {
-	return {
-	    {"packets", d.packets}, {"udp_sports", d.udp_sports}, {"flow_labels", d.flow_labels}};
+	return {{"packets", d.packets},
+	        {"udp_sports", d.udp_sports},
+	        {"cm_udp_sports", d.cm_udp_sports},
+	        {"data_udp_sports", d.data_udp_sports},
+	        {"flow_labels", d.flow_labels}};
+}
+
+json prediction_json(std::uint32_t fl)
+{
+	return {{"flow_label", fl}, {"udp_sport", udp_sport(fl)}};
+}
+
+// What each policy gives the connection from its CM ports and from its QPNs
+// (the RFC's rule for a QP that rdma_cm gave no flow label): the judge of a
+// capture taken while the policy changed needs them all.
+json predictions_json(const Connection &c)
+{
+	json p = json::object();
+	for (auto policy : {Policy::Off, Policy::Rfc, Policy::Mix}) {
+		json q = json::object();
+		if (c.cm_ports)
+			q["cm"] = prediction_json(
+			    cm_flow_label(policy, c.cm_ports->first, c.cm_ports->second));
+		if (c.qpns.size() == 2)
+			q["qpn"] = prediction_json(c.ud ? ud_flow_label(policy, 0, c.qpns[0], c.qpns[1])
+			                                : flow_label(policy, 0, c.qpns[0], c.qpns[1]));
+		p[std::string(policy_name(policy))] = q;
+	}
+	return p;
 }
 
 json connection_json(const Connection &c)
@@ -336,7 +363,8 @@ json connection_json(const Connection &c)
 	          {"forward", direction_json(c.forward)},
 	          {"reverse", direction_json(c.reverse)},
 	          {"cm_mads", c.cm_mads},
-	          {"consistent", c.consistent}};
+	          {"consistent", c.consistent},
+	          {"predicted", predictions_json(c)}};
 	if (c.cm_ports)
 		j["cm_ports"] = {c.cm_ports->first, c.cm_ports->second};
 	if (c.expected_flow_label) {

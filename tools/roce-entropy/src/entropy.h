@@ -15,6 +15,7 @@ enum class Policy { Off, Rfc, Mix };
 inline constexpr std::uint32_t kFlowLabelMask = 0xFFFFF;
 inline constexpr std::uint16_t kSportBase = 0xC000;
 inline constexpr std::uint32_t kMulticastQpn = 0xFFFFFF;
+inline constexpr std::uint32_t kGsiQpn = 1;
 inline constexpr std::uint16_t kRoceV2Port = 4791;
 
 std::optional<Policy> parse_policy(std::string_view name);
@@ -92,10 +93,13 @@ constexpr std::uint32_t flow_label(Policy policy, std::uint32_t app_fl, std::uin
 	return app_fl ? app_fl : qpn_flow_label(policy, lqpn, rqpn);
 }
 
-// rdma_entropy_ud_flow_label(): a send to the multicast QPN counts it as 1.
+// rdma_entropy_ud_flow_label(): a send to the multicast QPN counts it as 1;
+// QP1 (the CM MADs) only ever uses its AH's flow label.
 constexpr std::uint32_t ud_flow_label(Policy policy, std::uint32_t app_fl, std::uint32_t sqpn,
                                       std::uint32_t dqpn)
 {
+	if (sqpn == kGsiQpn)
+		return app_fl & kFlowLabelMask;
 	return flow_label(policy, app_fl, sqpn, dqpn == kMulticastQpn ? 1 : dqpn);
 }
 

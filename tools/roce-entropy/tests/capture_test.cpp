@@ -139,6 +139,31 @@ TEST(Capture, CmRcConnectionIsOneConnectionOnItsPredictedPort)
 	EXPECT_EQ(j.malformed, 0u);
 }
 
+// A connection made under "off" whose QPs were modified under "rfc": CM MADs
+// on 0xC000, data on the QPN port (0x21 * 0x22 = 0x462: port 0xc462).  The
+// two sets are reported apart, per direction.
+TEST(Capture, CmAndDataPortsAreReportedApart)
+{
+	Conversation c{false, "10.1.0.2", "10.2.0.2", 0xC000, 0, {}};
+	c.mad(true, req(0x1111, 0x21, 1, 7471));
+	c.mad(false, rep(0x2222, 0x1111, 0x22));
+	c.sport = 0xC462;
+	c.add(true, 0x22);
+	c.add(false, 0x21);
+	c.sport = 0xC000;
+	c.mad(true, ids(kCmDreq, 0x1111, 0x2222));
+	auto j = judge_frames(c.frames, Policy::Off);
+	ASSERT_EQ(j.sum.connections.size(), 1u);
+	const Connection &conn = j.sum.connections[0];
+	const std::set<std::uint16_t> base{0xC000}, qpn_port{0xC462};
+	EXPECT_EQ(conn.forward.cm_udp_sports, base);
+	EXPECT_EQ(conn.forward.data_udp_sports, qpn_port);
+	EXPECT_EQ(conn.reverse.cm_udp_sports, base);
+	EXPECT_EQ(conn.reverse.data_udp_sports, qpn_port);
+	EXPECT_EQ(conn.udp_sports, (std::set<std::uint16_t>{0xC000, 0xC462}));
+	EXPECT_FALSE(conn.consistent);
+}
+
 TEST(Capture, OnePacketOnAnotherPortMakesTheConnectionDisagree)
 {
 	auto c = cm_rc(false, kSportPorts1And7471, 0);

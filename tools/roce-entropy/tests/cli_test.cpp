@@ -59,6 +59,29 @@ TEST(Cli, ApplicationFlowLabelWinsUnderOff)
 	EXPECT_EQ(nlohmann::json::parse(r.out)["udp_sport"], 0xFCF4);
 }
 
+// The real rping capture (IPv6, CM ports 45313 and 7174, QPNs 20 and 20),
+// by hand: rfc CM 45313 * 7174 = 0x13604206, folded 0x33137, port 0xf13b;
+// mix CM (0x13604206 * 0x61c88647 mod 2^32) >> 12 = 0x9cf17, port 0xcf30;
+// rfc QPN 400 = 0x190, port 0xc190; mix QPN (400 * 0x61c8864680b583eb mod
+// 2^64) >> 44 = 0xc951c, port 0xd52e.
+TEST(Cli, PcapJsonPredictsEveryPolicy)
+{
+	auto r = run({"pcap", ROCE_TEST_DATA "/rping-v6-rfc.pcapng", "--json"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	const auto p = nlohmann::json::parse(r.out)["connections"][0]["predicted"];
+	EXPECT_EQ(p["off"]["cm"]["flow_label"], 0);
+	EXPECT_EQ(p["off"]["cm"]["udp_sport"], 0xC000);
+	EXPECT_EQ(p["off"]["qpn"]["udp_sport"], 0xC000);
+	EXPECT_EQ(p["rfc"]["cm"]["flow_label"], 0x33137);
+	EXPECT_EQ(p["rfc"]["cm"]["udp_sport"], 0xF13B);
+	EXPECT_EQ(p["mix"]["cm"]["flow_label"], 0x9CF17);
+	EXPECT_EQ(p["mix"]["cm"]["udp_sport"], 0xCF30);
+	EXPECT_EQ(p["rfc"]["qpn"]["flow_label"], 0x190);
+	EXPECT_EQ(p["rfc"]["qpn"]["udp_sport"], 0xC190);
+	EXPECT_EQ(p["mix"]["qpn"]["flow_label"], 0xC951C);
+	EXPECT_EQ(p["mix"]["qpn"]["udp_sport"], 0xD52E);
+}
+
 TEST(Cli, TextOutput)
 {
 	auto r = run({"flow-label", "--policy", "mix", "--qpn", "0x12", "0x12"});
