@@ -251,6 +251,11 @@ static inline void rdma_entropy_reply_flow_label(struct rdma_ah_attr *attr,
 		grh->flow_label = fl & IB_GRH_FLOWLABEL_MASK;
 }
 
+struct ib_ah *rdma_entropy_create_reply_ah(struct ib_pd *pd,
+					   const struct ib_wc *wc,
+					   const struct ib_grh *grh,
+					   u32 port_num, u32 fl);
+
 /**
  * rdma_port_entropy - the entropy policy of a port
  * @dev: the device

@@ -3,7 +3,8 @@
  * RoCE v2 entropy policy: the per-port sysfs knob and its module default.
  *
  * The hashes themselves are inline in <rdma/roce_entropy.h> so that providers
- * can use them on their send paths; this file only owns the policy state.
+ * can use them on their send paths; this file owns the policy state, and the
+ * AH of a reply to a received packet, which needs ib_core.
  */
 
 #include <linux/moduleparam.h>
@@ -45,6 +46,39 @@ const char *rdma_entropy_name(enum rdma_entropy_policy policy)
 	return rdma_entropy_names[policy];
 }
 EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_name);
+
+/**
+ * rdma_entropy_create_reply_ah - the AH of a reply to a received packet
+ * @pd: the PD of the replying QP
+ * @wc: the work completion of the received packet
+ * @grh: its GRH
+ * @port_num: the port it arrived on
+ * @fl: the flow label of the connection it belongs to, 0 if none is known
+ *
+ * ib_create_ah_from_wc() with rdma_entropy_reply_flow_label(): over IPv4,
+ * where no flow label arrives, the reply leaves with @fl, on the UDP source
+ * port of the connection it answers for.
+ */
+struct ib_ah *rdma_entropy_create_reply_ah(struct ib_pd *pd,
+					   const struct ib_wc *wc,
+					   const struct ib_grh *grh,
+					   u32 port_num, u32 fl)
+{
+	struct rdma_ah_attr ah_attr;
+	struct ib_ah *ah;
+	int ret;
+
+	ret = ib_init_ah_attr_from_wc(pd->device, port_num, wc, grh, &ah_attr);
+	if (ret)
+		return ERR_PTR(ret);
+
+	rdma_entropy_reply_flow_label(&ah_attr, fl);
+	ah = rdma_create_ah(pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	rdma_destroy_ah_attr(&ah_attr);
+
+	return ah;
+}
+EXPORT_SYMBOL(rdma_entropy_create_reply_ah);
 
 static unsigned int roce_entropy = RDMA_ENTROPY_RFC;
 
