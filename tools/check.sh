@@ -133,6 +133,7 @@ vm_tests() {
 t=$REPO/tools/qemu/tests
 vm_tests basic 900 "$t/smoke.sh" "$t/knob.sh" "$t/kunit-module.sh" "$t/mlx5.sh" "$t/pyverbs.sh"
 vm_tests wire 1800 "$t/wire.sh" "$t/wire-many.sh"
+vm_tests hardening 2400 "$t/many-qps.sh" "$t/storm.sh" "$t/lifecycle.sh"
 
 say "make demo: the ECMP router and the host's routes by UDP source port"
 "$REPO/tools/demo.sh" > "$BUILD/demo-check.log" 2>&1

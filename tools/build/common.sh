@@ -13,6 +13,16 @@ CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/roce-entropy}
 BUILD=$REPO/build
 JOBS=${JOBS:-$(nproc)}
 FRAGMENT=$REPO/tools/qemu/kernel.config
+# RTE_DEBUG=1 (make check-debug): the debug kernel, kernel-debug.config
+# merged on top, in a cache directory of its own; the modules built against
+# it go to $MODBUILD = build/debug, so that neither build ever overwrites
+# the other's kernel or modules.
+FRAGMENTS=("$FRAGMENT")
+MODBUILD=$BUILD
+if [ "${RTE_DEBUG:-0}" = 1 ]; then
+	FRAGMENTS+=("$REPO/tools/qemu/kernel-debug.config")
+	MODBUILD=$BUILD/debug
+fi
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -42,8 +52,11 @@ ksrc_init() {
 	[ ! -f "$KSRC/.config" ] ||
 		die "$KSRC has an in-tree build (.config); run 'make mrproper' there"
 	local key
-	key=$(sha256sum "$FRAGMENT" | cut -c1-12)
+	# The fragments' contents, concatenated: with kernel.config alone that
+	# is its own sha256, the key the cache has always used.
+	key=$(cat "${FRAGMENTS[@]}" | sha256sum | cut -c1-12)
 	KBUILD=$CACHE/kernel-$KVER-$key
+	[ "${RTE_DEBUG:-0}" != 1 ] || KBUILD=$CACHE/kernel-$KVER-debug-$key
 	MODROOT=$KBUILD/modroot
 	# git repository of the pristine source, tag "base" (patchset.sh)
 	GITBASE=$CACHE/git-base-$KVER
@@ -52,27 +65,29 @@ ksrc_init() {
 # Kernel directories the series touches; the build copies only these.
 TREE_DIRS="drivers/infiniband include/rdma include/linux/mlx5"
 
-# stage_src: $BUILD/src = the kernel's copies of $TREE_DIRS, our new files
-# on top, then patches/series applied in order.  Never built in.
+# stage_src [DIR]: DIR (default $BUILD/src) = the kernel's copies of
+# $TREE_DIRS, our new files on top, then patches/series applied in order.
+# Never built in.
 stage_src() {
-	local d p n=0
+	local d p n=0 src=${1:-$BUILD/src}
+	local log=${src%/*}/patch.log
 
-	rm -rf "$BUILD/src"
+	rm -rf "$src"
 	for d in $TREE_DIRS; do
-		mkdir -p "$BUILD/src/$(dirname "$d")"
-		cp -a "$KSRC/$d" "$BUILD/src/$d"
+		mkdir -p "$src/$(dirname "$d")"
+		cp -a "$KSRC/$d" "$src/$d"
 	done
 	(cd "$REPO" && find include drivers -type f -print0) |
 		while IFS= read -r -d '' p; do
-			mkdir -p "$BUILD/src/$(dirname "$p")"
-			cp "$REPO/$p" "$BUILD/src/$p"
+			mkdir -p "$src/$(dirname "$p")"
+			cp "$REPO/$p" "$src/$p"
 		done
 	while read -r p; do
 		case $p in ''|'#'*) continue ;; esac
 		[ -f "$REPO/patches/$p" ] || die "patches/series names $p, which is missing"
-		if ! patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$BUILD/src" \
-			< "$REPO/patches/$p" > "$BUILD/patch.log" 2>&1; then
-			cat "$BUILD/patch.log" >&2
+		if ! patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$src" \
+			< "$REPO/patches/$p" > "$log" 2>&1; then
+			cat "$log" >&2
 			die "patches/$p no longer applies to Linux $KVER ($KSRC): refresh it"
 		fi
 		n=$((n + 1))

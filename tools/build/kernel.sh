@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the QEMU test kernel (bzImage + the kernel's own modules) from
 # tinyconfig plus tools/qemu/kernel.config, cached outside the repo.
+# RTE_DEBUG=1: the debug kernel, tools/qemu/kernel-debug.config on top.
 . "$(dirname "$0")/common.sh"
 
 ksrc_init
@@ -14,22 +15,24 @@ say "test kernel $KVER: configuring in $KBUILD"
 mkdir -p "$KBUILD"
 make -s -C "$KSRC" O="$KBUILD" tinyconfig >/dev/null
 "$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KBUILD" \
-	"$KBUILD/.config" "$FRAGMENT" >/dev/null
+	"$KBUILD/.config" "${FRAGMENTS[@]}" >/dev/null
 make -s -C "$KSRC" O="$KBUILD" olddefconfig >/dev/null
 
-# Every option of the fragment must have survived olddefconfig.
+# Every option of every fragment must have survived olddefconfig.
 missing=0
-while IFS= read -r line; do
-	case $line in
-	CONFIG_*=*) ;;
-	*) continue ;;
-	esac
-	if ! grep -qx "$line" "$KBUILD/.config"; then
-		echo "error: $line did not take (dependency missing?)" >&2
-		missing=1
-	fi
-done < "$FRAGMENT"
-[ "$missing" = 0 ] || die "fix tools/qemu/kernel.config"
+for f in "${FRAGMENTS[@]}"; do
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*) ;;
+		*) continue ;;
+		esac
+		if ! grep -qx "$line" "$KBUILD/.config"; then
+			echo "error: $line (${f#"$REPO"/}) did not take (dependency missing?)" >&2
+			missing=1
+		fi
+	done < "$f"
+done
+[ "$missing" = 0 ] || die "fix the fragment named above"
 
 say "test kernel $KVER: building bzImage and modules (a few minutes, once)"
 start=$SECONDS

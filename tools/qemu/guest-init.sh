@@ -22,7 +22,7 @@ mount -t tmpfs tmpfs /run
 mkdir -p /run/host-tmp
 mount --bind /tmp /run/host-tmp
 mount -t tmpfs tmpfs /tmp
-for p in "$rte_repo" "$rte_out" "$rte_modroot"; do
+for p in "$rte_repo" "$rte_out" "$rte_modroot" "$rte_modules"; do
 	case $p in
 	/tmp/*)
 		mkdir -p "$p"

@@ -96,10 +96,45 @@ rxe_has_gid() {
 	grep -qi "^${want}$" /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null
 }
 
+# What the kernel prints for a warning, a bug, an oops, a sanitizer
+# (KASAN, UBSAN, kmemleak), lockdep, DEBUG_ATOMIC_SLEEP ("BUG: sleeping
+# function called from invalid context"), an RCU stall or a hung task.
+# kmemleak counts by its reports and by what stops or confuses it, never by
+# its name: a debug kernel prints "kmemleak: Kernel memory leak detector
+# initialized" at every boot.
+KERNEL_REPORTS='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|INFO: rcu|rcu.*(stall|detected)|INFO: task|soft lockup|hard LOCKUP|suspected memory leak|kmemleak: .*(disabled|unknown object|Cannot|pool empty|Failed|alias|larger than)'
+
+# kernel_reports [LINE]: print the reports in the kernel log after line
+# LINE (default: all of it); fails if there is one.
+kernel_reports() {
+	! dmesg | tail -n +"$((${1:-0} + 1))" | grep -v 'traps:' | grep -E "$KERNEL_REPORTS"
+}
+
+# kmemleak's file; present only in a kernel with DEBUG_KMEMLEAK, once
+# debugfs is mounted (kmemleak_mount).
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+kmemleak_mount() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	[ -e $KMEMLEAK ]
+}
+
+# kmemleak_clean: two scans (an object must be unreferenced over a scan
+# period to count), then nothing reported.  A scan is refused once kmemleak
+# has turned itself off, so this also proves it was still on.
+kmemleak_clean() {
+	local leaks
+
+	step sh -c "echo scan > $KMEMLEAK" || return 1
+	sleep 6
+	step sh -c "echo scan > $KMEMLEAK" || return 1
+	leaks=$(cat $KMEMLEAK)
+	[ -z "$leaks" ] || { echo "$leaks" | tee "$rte_out/kmemleak.txt" | head -n 60; return 1; }
+}
+
 # Any kernel warning, bug or sanitizer report fails the run.
 vm_dmesg_clean() {
-	if dmesg | grep -v 'traps:' |
-		grep -E 'WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|kmemleak|possible circular locking|INFO: rcu'; then
+	if ! kernel_reports; then
 		echo "vm: FAIL: the kernel reported a problem (above)"
 		return 1
 	fi

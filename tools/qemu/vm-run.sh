@@ -7,6 +7,10 @@
 #   tools/qemu/vm-run.sh SCRIPT [SCRIPT...]
 #
 # STOCK=1       load the kernel's own RDMA modules instead of ours
+# RTE_DEBUG=1   the debug kernel (kernel-debug.config), and by default the
+#               modules built against it (build/debug/modules)
+# VM_MODULES=d  our modules from d (default build/modules, or
+#               build/debug/modules with RTE_DEBUG=1)
 # ACCEL=kvm     try KVM (default tcg: KVM is unusable on this machine kind)
 # VM_TIMEOUT=s  kill the VM after s seconds (default 900): a failure
 # VM_MEM=MiB    guest memory (default 2048)
@@ -30,8 +34,9 @@ esac
 
 ksrc_init
 [ -f "$KBUILD/.built-ok" ] || die "no test kernel: run 'make kernel'"
-[ "${STOCK:-0}" = 1 ] || [ -f "$BUILD/modules/ib_core.ko" ] ||
-	die "no modules in $BUILD/modules: run 'make modules'"
+modules=$(realpath -m "${VM_MODULES:-$MODBUILD/modules}")
+[ "${STOCK:-0}" = 1 ] || [ -f "$modules/ib_core.ko" ] ||
+	die "no modules in $modules: run 'make modules'${RTE_DEBUG:+ with RTE_DEBUG=$RTE_DEBUG}"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
 icount=()
 if [ -n "${VM_ICOUNT:-}" ]; then
@@ -58,7 +63,7 @@ append="$append rootflags=trans=virtio,version=9p2000.L,msize=262144"
 append="$append init=$REPO/tools/qemu/guest-init.sh panic=-1 oops=panic"
 append="$append panic_on_warn=1 loglevel=4 net.ifnames=0"
 append="$append rte_repo=$REPO rte_out=$out rte_scripts=$scripts"
-append="$append rte_modules=$BUILD/modules rte_modroot=$MODROOT"
+append="$append rte_modules=$modules rte_modroot=$MODROOT"
 append="$append rte_stock=${STOCK:-0}"
 [ -z "${VM_APPEND:-}" ] || append="$append $VM_APPEND"
 # RTE_* variables reach the scripts' environment.

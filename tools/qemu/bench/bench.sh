@@ -210,19 +210,6 @@ measure() {
 	done
 }
 
-# perftest 4.5's -R client, even given --source_ip, resolves B from no
-# source address here, which the local table answers: rxeb to itself, off
-# the wire (no packet crossed r).  Locally generated lookups to B take A's
-# table first (the local table moves behind that rule, as for IPv6 in the
-# standard topology), so that B is reached from A's address through r.
-# The passive side's own checks (keyed on oif, no iif) are not affected.
-route_b_from_a() {
-	step ip rule add pref 5 to 10.2.0.0/24 iif lo lookup 100 &&
-		step ip rule add pref 100 lookup local &&
-		step ip rule del pref 0 lookup local &&
-		ip route get "$B4" | grep -q "dev a0 .*src $A4"
-}
-
 # The host's clock, through the mtime of a file it writes for us.
 host_clock() {
 	touch "$rte_out/bench-clock" && stat -c %.9Y "$rte_out/bench-clock"

@@ -13,8 +13,6 @@
 . "$rte_repo/tools/qemu/tests/wire-lib.sh"
 
 ROUNDS=${RTE_LIFECYCLE_ROUNDS:-20}
-KMEMLEAK=/sys/kernel/debug/kmemleak
-KERNEL_REPORTS='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|rcu.*(stall|detected)|INFO: task|soft lockup|hard LOCKUP|suspected memory leak'
 
 now() {
 	date +%s.%N
@@ -101,30 +99,13 @@ rounds() {
 	echo "# module lifecycle: $ROUNDS unload/load rounds with a connection each in $((SECONDS - t)) s"
 }
 
-dmesg_quiet_since() {
-	if dmesg | tail -n +"$(($1 + 1))" | grep -E "$KERNEL_REPORTS"; then
-		return 1
-	fi
-}
-
-# kmemleak_clean: two scans (an object must be unreferenced over a scan
-# period to count), then nothing reported.
-kmemleak_clean() {
-	local leaks
-
-	step sh -c "echo scan > $KMEMLEAK" || return 1
-	sleep 6
-	step sh -c "echo scan > $KMEMLEAK" || return 1
-	leaks=$(cat $KMEMLEAK)
-	[ -z "$leaks" ] || { echo "$leaks" | head -n 40; return 1; }
-}
-
-mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-[ ! -e $KMEMLEAK ] || step sh -c "echo clear > $KMEMLEAK"
+if kmemleak_mount; then
+	step sh -c "echo clear > $KMEMLEAK"
+fi
 dmesg_at=$(dmesg | wc -l)
 check "module lifecycle: $ROUNDS rounds of unload, load, rxea/rxeb and an rdma_cm connection" \
 	rounds
-check "module lifecycle: no oops or other kernel report" dmesg_quiet_since "$dmesg_at"
+check "module lifecycle: no oops or other kernel report" kernel_reports "$dmesg_at"
 if [ -e $KMEMLEAK ]; then
 	check "module lifecycle: kmemleak finds no leak" kmemleak_clean
 else

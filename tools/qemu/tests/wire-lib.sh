@@ -59,11 +59,11 @@ fields() {
 	' "$CAP.txt"
 }
 
-# judge_capture POLICY CM|QPN [FL]: roce-entropy pcap judges $CAP: one
-# connection with packets both ways, every one of them (CM MADs included)
-# on the UDP source port, and over IPv6 with the flow label, that POLICY
-# predicts from the CM ports (CM) or the QPNs (QPN) in the capture; FL is
-# the application's flow label.
+# judge_capture POLICY CM|QPN [FL [N]]: roce-entropy pcap judges $CAP: N
+# connections (default 1) with packets both ways, every packet of each (CM
+# MADs included) on the UDP source port, and over IPv6 with the flow label,
+# that POLICY predicts from its CM ports (CM) or QPNs (QPN) in the capture;
+# FL is the application's flow label, if any.
 judge_capture() {
 	local policy=$1 by=$2 json
 
@@ -72,11 +72,32 @@ judge_capture() {
 		"  \(.transport) \(.src) -> \(.dst): QPNs \(.qpns), CM ports \(.cm_ports // "none"), \(.cm_mads) CM MADs",
 		"  \(.forward.packets) packets -> on UDP source ports \(.forward.udp_sports), \(.reverse.packets) <- on \(.reverse.udp_sports); expected \(.expected_udp_sport)",
 		(select(.expected_flow_label != null) | "  IPv6 flow labels \(.flow_labels), expected \(.expected_flow_label)")'
-	echo "$json" | jq -e --arg by "$by" '.inconsistent == 0 and (.connections | length) == 1 and
-		(.connections[0] | .forward.packets > 0 and .reverse.packets > 0 and
-		 .expected_udp_sport != null and
-		 (if $by == "CM" then .cm_ports != null and .cm_mads >= 2
-		  else (.qpns | length) == 2 end))' > /dev/null
+	echo "$json" | jq -e --arg by "$by" --argjson n "${4:-1}" '.inconsistent == 0 and
+		(.connections | length) == $n and
+		all(.connections[]; .forward.packets > 0 and .reverse.packets > 0 and
+		    .expected_udp_sport != null and
+		    (if $by == "CM" then .cm_ports != null and .cm_mads >= 2
+		     else (.qpns | length) == 2 end))' > /dev/null
+}
+
+# perftest 4.5's -R client, even given --source_ip, resolves B from no
+# source address here, which the local table answers: rxeb to itself, off
+# the wire (no packet crosses r).  route_b_from_a makes locally generated
+# lookups to B take A's table first (the local table moves behind that
+# rule, as for IPv6 in the standard topology), so that B is reached from
+# A's address through r; the passive side's own rules (keyed on oif, no
+# iif) are not affected.  route_b_from_a undo puts the standard rules back.
+route_b_from_a() {
+	if [ "${1:-}" = undo ]; then
+		step ip rule add pref 0 lookup local &&
+			step ip rule del pref 100 lookup local &&
+			step ip rule del pref 5 to 10.2.0.0/24 iif lo lookup 100
+		return
+	fi
+	step ip rule add pref 5 to 10.2.0.0/24 iif lo lookup 100 &&
+		step ip rule add pref 100 lookup local &&
+		step ip rule del pref 0 lookup local &&
+		ip route get "$B4" | grep -q "dev a0 .*src $A4"
 }
 
 # predict ARGS...: "flow_label udp_sport" from the tool.

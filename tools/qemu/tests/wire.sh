@@ -8,8 +8,9 @@
 # (udaddy over IPv4 in parts: see udaddy_v4).  Clients are rdma-core's
 # own, and their exit status is checked; roce-ping, our rdma_cm client,
 # sets an IPv6 flow label of its own, which must win under every policy.
-# (perftest's ib_send_bw -R is not among them: here its server rejects the
-# REQ as an invalid service ID and its --source_ip takes no IPv6 address.)
+# perftest's ib_write_bw and ib_send_bw -R run over IPv4 only: perftest
+# 4.5 resolves an rdma_cm server address as IPv4 alone ("Address family for
+# hostname not supported" for fd02::2).
 . "$rte_repo/tools/qemu/guest-lib.sh"
 . "$rte_repo/tools/qemu/tests/wire-lib.sh"
 
@@ -134,6 +135,76 @@ udaddy_v4() {
 	return $rc
 }
 
+perftest_listening() {
+	rdma resource show cm_id | grep LISTEN | grep -q ":$1 "
+}
+
+PERFTEST_PORT=18600
+
+# perftest TEST POLICY: perftest's ib_TEST -R, rdma_cm RC over IPv4, 50
+# messages of 4 KiB.  It makes two rdma_cm connections, its control channel
+# and its test QP's, each judged as rping's is.  Its client connects the
+# test QP as soon as the control channel is up, and a server slower to
+# listen for it (TCG) rejects the REQ (invalid service ID, 8): that race,
+# and only that, is run again with a fresh server and capture, twice at
+# most, and said.
+perftest() {
+	local test=$1 policy=$2 attempt port spid rc
+
+	for attempt in 1 2 3; do
+		port=$PERFTEST_PORT PERFTEST_PORT=$((PERFTEST_PORT + 1))
+		capture_start "perftest-$test-$policy"
+		"ib_$test" -d rxeb -R -F -s 4096 -n 50 -p $port > /tmp/server.log 2>&1 &
+		spid=$!
+		if ! wait_for 60 perftest_listening $port; then
+			kill $spid
+			capture_end
+			cat /tmp/server.log
+			return 1
+		fi
+		rc=0
+		timeout 120 "ib_$test" -d rxea -R -F -s 4096 -n 50 -p $port \
+			--source_ip "$A4" "$B4" > /tmp/client.log 2>&1 || rc=$?
+		if [ $rc = 0 ]; then
+			wait_for 20 bash -c "! kill -0 $spid 2>/dev/null" || { kill $spid; rc=1; }
+			wait $spid || { rc=1; cat /tmp/server.log; }
+			capture_end
+			break
+		fi
+		kill $spid 2>/dev/null
+		wait $spid 2>/dev/null
+		capture_end
+		grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' /tmp/client.log &&
+			[ $attempt -lt 3 ] || { cat /tmp/client.log; return 1; }
+		echo "  attempt $attempt: perftest's client reached the server before it listened" \
+			"(REJ, invalid service ID): again"
+	done
+	[ $rc = 0 ] || return 1
+	grep -E '^ *4096 +50 ' /tmp/client.log | sed 's/^/  perftest: /'
+	judge_capture "$policy" CM "" 2 && return
+	late_dreps
+}
+
+# late_dreps: $CAP's connections are judged again without the DREPs on the
+# base port.  When both ends disconnect and destroy their rdma_cm IDs at
+# once (perftest's control channel), a DREQ can arrive after the other
+# side's ID is gone; the CM answers it with a DREP addressed from the DREQ
+# alone, with no connection to take a flow label from: over IPv4, the
+# base port (Documentation, "rdma_cm").  Printed, not counted.
+late_dreps() {
+	local late='infiniband.mad.attributeid == 0x0016 && udp.srcport == 49152' n orig=$CAP
+
+	n=$(tshark -r "$CAP" -Y "$late" 2>/dev/null | wc -l)
+	[ "$n" -gt 0 ] || return 1
+	tshark -r "$CAP" -Y "!($late)" -w "$CAP.late.pcapng" 2>/dev/null || return 1
+	CAP=$CAP.late.pcapng
+	echo "  again without the $n DREP(s) on 49152:"
+	judge_capture "$policy" CM "" 2 || { CAP=$orig; return 1; }
+	CAP=$orig
+	echo "# known limitation, not counted: perftest under $policy: $n DREP(s) on 49152," \
+		"answering a DREQ that came after the connection's rdma_cm ID was gone"
+}
+
 # The application's flow label (roce-ping sets sin6_flowinfo; rdma_cm has no
 # such input on IPv4).
 APP_FL=0x5a5a5
@@ -157,5 +228,14 @@ for policy in rfc mix off; do
 		done
 	done
 done
+step route_b_from_a
+for policy in rfc mix off; do
+	step set_policy $policy
+	for test in write_bw send_bw; do
+		check "perftest ib_$test -R IPv4 under $policy: its two connections, one port each, as predicted" \
+			perftest $test $policy
+	done
+done
+step route_b_from_a undo
 step set_policy rfc
 done_testing
