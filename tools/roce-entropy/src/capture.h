@@ -61,7 +61,7 @@ struct Direction {
 	unsigned packets = 0;
 	std::set<std::uint16_t> udp_sports;
 	std::set<std::uint16_t> cm_udp_sports, data_udp_sports; // the two apart
-	std::set<std::uint32_t> flow_labels; // IPv6 only
+	std::set<std::uint32_t> flow_labels;                    // IPv6 only
 };
 
 struct Connection {

@@ -341,8 +341,9 @@ json predictions_json(const Connection &c)
 			q["cm"] = prediction_json(
 			    cm_flow_label(policy, c.cm_ports->first, c.cm_ports->second));
 		if (c.qpns.size() == 2)
-			q["qpn"] = prediction_json(c.ud ? ud_flow_label(policy, 0, c.qpns[0], c.qpns[1])
-			                                : flow_label(policy, 0, c.qpns[0], c.qpns[1]));
+			q["qpn"] =
+			    prediction_json(c.ud ? ud_flow_label(policy, 0, c.qpns[0], c.qpns[1])
+			                         : flow_label(policy, 0, c.qpns[0], c.qpns[1]));
 		p[std::string(policy_name(policy))] = q;
 	}
 	return p;
