@@ -119,7 +119,7 @@ vm_tests() {
 	say "VM tests ($name): $(for s in "$@"; do basename "$s" .sh; done | paste -sd' ')"
 	VM_TIMEOUT=$timeout "$REPO/tools/qemu/vm-run.sh" "$@" > "$log" 2>&1
 	rc=$?
-	grep -E '^((not )?ok - |# (flaky|known gap|32 concurrent|toggle storm|[0-9]+ QP pairs|module lifecycle|kmemleak))' \
+	grep -E '^((not )?ok - |# (flaky|known (gap|limitation)|32 concurrent|toggle storm|[0-9]+ QP pairs|module lifecycle|kmemleak))' \
 		"$log" | tee -a "$LOG"
 	vp=$(grep -c '^ok - ' "$log")
 	vf=$(grep -c '^not ok - ' "$log")
