@@ -4,6 +4,7 @@
 # See README.md.  Every target installs what it is missing first.
 #
 #   make check            every test (what CI runs)
+#   make check-debug      the VM tests on a KASAN/lockdep/kmemleak kernel (slow)
 #   make demo             RoCE v2 over an 8-link ECMP router, per policy
 #   make bench            what the entropy costs: rxe rates per policy, as ratios
 #   make modules          build/modules/*.ko (W=1, C=1 passed to Kbuild)
@@ -24,7 +25,7 @@ SHELL := /bin/bash
 TOOLS := tools/build
 
 .PHONY: all deps kernel modules lint tools kunit vm-run check demo bench clean help \
-	patchset intree-check fuzz hardening
+	patchset intree-check fuzz hardening check-debug
 
 all: modules
 
@@ -64,6 +65,10 @@ intree-check: kernel patchset
 
 check:
 	@tools/check.sh
+
+# RTE_DEBUG=1 (tools/build/common.sh): the debug kernel and build/debug.
+check-debug:
+	@RTE_DEBUG=1 tools/check-debug.sh
 
 demo: modules tools
 	@tools/demo.sh

@@ -10,19 +10,6 @@ mkdir -p "$BUILD"
 LOG=$BUILD/check.log
 : > "$LOG"
 
-result() {
-	local line
-
-	if [ "$1" = 0 ]; then
-		PASS=$((PASS + 1))
-		line="ok - $2"
-	else
-		FAIL=$((FAIL + 1))
-		line="not ok - $2"
-	fi
-	echo "$line" | tee -a "$LOG"
-}
-
 finish() {
 	echo "make check: $((SECONDS - start)) s; details in $LOG and build/vm/last/"
 	echo "$PASS passed, $FAIL failed"

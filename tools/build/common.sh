@@ -27,6 +27,21 @@ fi
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# result RC NAME: the "ok - NAME" or "not ok - NAME" line of a check run
+# (make check, make check-debug), counted in PASS and FAIL, kept in $LOG.
+result() {
+	local line
+
+	if [ "$1" = 0 ]; then
+		PASS=$((PASS + 1))
+		line="ok - $2"
+	else
+		FAIL=$((FAIL + 1))
+		line="not ok - $2"
+	fi
+	echo "$line" | tee -a "$LOG"
+}
+
 # ksrc_init: set KSRC and KVER, extracting Debian's source when needed.
 ksrc_init() {
 	local tarball=/usr/src/linux-source-6.12.tar.xz

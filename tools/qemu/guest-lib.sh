@@ -11,8 +11,10 @@ RDMA_MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe"
 step() { echo "+ $*"; "$@"; }
 
 # wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+# RTE_WAIT_SCALE=N multiplies SECONDS: the debug kernel (make check-debug)
+# runs everything several times slower under TCG.
 wait_for() {
-	local deadline=$((SECONDS + $1))
+	local deadline=$((SECONDS + $1 * ${RTE_WAIT_SCALE:-1}))
 
 	shift
 	until "$@" >/dev/null 2>&1; do
