@@ -19,30 +19,52 @@ ports_of_qpn() {
 	fields infiniband.bth.destqp udp.srcport | awk -v q="$1" '$1 == q { print $2 }' | sort -u
 }
 
+# knob_switch_fail WHAT: say which step of knob_switch failed, with the
+# programs' own words.
+knob_switch_fail() {
+	local f
+
+	echo "  $1"
+	for f in server long short; do
+		[ -s "$rte_out/switch-$f.log" ] || continue
+		echo "  $f:"
+		tail -n 5 "$rte_out/switch-$f.log" | sed 's/^/    /'
+	done
+	return 1
+}
+
 # One connection runs under rfc; the knob goes to mix; a second connection
 # starts.  The first keeps its rfc port, the second gets its mix port.  The
 # first is roce-ping's, which keeps pinging until told to stop: it runs
-# across the switch however slow the machine.
+# across the switch however slow the machine.  Each step of the clients
+# may take 60 s (roce-ping's --timeout): a loaded host can stall TCG for
+# longer than its default 20.
 knob_switch() {
 	local spid lpid rc=0 long short lq sq lp sp stop=/tmp/knob-switch.stop
+	local client=("$PING" client --bind "$A4" --server "$B4" --messages 3 --timeout 60)
 
 	set_policy rfc
 	rm -f $stop
 	capture_start switch
-	"$PING" server --bind "$B4" > /tmp/server.log 2>&1 &
+	"$PING" server --bind "$B4" > "$rte_out/switch-server.log" 2>&1 &
 	spid=$!
-	wait_for 10 server_up || return 1
-	"$PING" client --bind "$A4" --server "$B4" --messages 3 --until $stop > /dev/null &
+	wait_for 10 server_up ||
+		{ knob_switch_fail "the server did not listen"; rc=1; }
+	"${client[@]}" --until $stop > "$rte_out/switch-long.log" 2>&1 &
 	lpid=$!
 	# connected (its route, and so its flow label, resolved under rfc)
-	wait_for 60 bash -c "rdma resource show cm_id | grep -q 'state CONNECT'" || rc=1
+	wait_for 60 bash -c "rdma resource show cm_id | grep -q 'state CONNECT'" ||
+		{ knob_switch_fail "the first connection did not connect"; rc=1; }
 	step set_policy mix
-	timeout 60 "$PING" client --bind "$A4" --server "$B4" --messages 3 > /dev/null || rc=1
+	timeout 120 "${client[@]}" > "$rte_out/switch-short.log" 2>&1 ||
+		{ knob_switch_fail "the second connection failed (exit $?)"; rc=1; }
 	sleep 1 # the first connection pings on under mix
 	touch $stop
-	wait $lpid || rc=1
+	wait $lpid ||
+		{ knob_switch_fail "the first connection failed (exit $?)"; rc=1; }
 	kill $spid
-	wait $spid || rc=1
+	wait $spid ||
+		{ knob_switch_fail "the server failed (exit $?)"; rc=1; }
 	capture_stop
 	set_policy rfc
 	[ $rc = 0 ] || return 1
