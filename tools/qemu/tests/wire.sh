@@ -96,7 +96,7 @@ sports() {
 
 # udaddy_v4 POLICY: rdma_cm UD over IPv4.  Neither the SIDR REQ nor IPv4
 # carries a flow label, so the passive side derives the connection's from
-# the CM ports itself (patch 0005): the SIDR REQ and REP and the active
+# the CM ports itself (patch 0006): the SIDR REQ and REP and the active
 # side's data must be on the predicted port.  udaddy's server replies
 # through an AH that it builds from the work completion, without a flow
 # label over IPv4, so rxe gives the replies the QPN hash's port: a known
