@@ -11,6 +11,8 @@
 # build/debug, with the logs and the VM runs' output: nothing make check
 # uses is overwritten, except build/bin, which both build the same way.
 #
+# RUNS="a b"          only these VM runs, of: basic wire lifecycle
+#                     (default: all three)
 # VM_TIMEOUT=s        every VM run's time limit (default: per run, below)
 # RTE_WAIT_SCALE=n    the guest's waits (guest-lib.sh's wait_for) last n
 #                     times longer (default 5): the debug kernel under TCG
@@ -20,6 +22,14 @@ export RTE_DEBUG=1
 export RTE_WAIT_SCALE=${RTE_WAIT_SCALE:-5}
 . "$(dirname "$0")/build/common.sh"
 set +e
+
+RUNS=${RUNS:-basic wire lifecycle}
+for r in $RUNS; do
+	case $r in
+	basic|wire|lifecycle) ;;
+	*) die "RUNS: unknown VM run '$r' (want some of: basic wire lifecycle)" ;;
+	esac
+done
 
 PASS=0 FAIL=0
 start=$SECONDS
@@ -60,6 +70,7 @@ stage "C++ tools (roce-ping, roce-entropy)" "$REPO/tools/build/tools.sh"
 # verdict script last; its ok/not ok lines count.  A log buffer big enough
 # for the whole run: the verdict reads the log since boot.
 vm_tests() {
+	[[ " $RUNS " == *" $1 "* ]] || return 0
 	local name=$1 timeout=${VM_TIMEOUT:-$2} log=$MODBUILD/vm-$1.log
 	local t=$SECONDS rc vp vf
 
