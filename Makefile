@@ -66,9 +66,8 @@ intree-check: kernel patchset
 check:
 	@tools/check.sh
 
-# RTE_DEBUG=1 (tools/build/common.sh): the debug kernel and build/debug.
 check-debug:
-	@RTE_DEBUG=1 tools/check-debug.sh
+	@tools/check-debug.sh
 
 demo: modules tools
 	@tools/demo.sh

@@ -45,19 +45,6 @@ finish() {
 	exit
 }
 
-# stage NAME CMD...: a prerequisite; its failure ends the run.
-stage() {
-	local name=$1 t=$SECONDS rc
-
-	shift
-	say "$name"
-	"$@"
-	rc=$?
-	echo "# $name: $((SECONDS - t)) s" | tee -a "$LOG"
-	result $rc "$name"
-	[ $rc = 0 ] || finish
-}
-
 stage "Debian packages" "$REPO/tools/build/deps.sh"
 stage "debug kernel (KASAN, PROVE_LOCKING, DEBUG_ATOMIC_SLEEP, KMEMLEAK)" \
 	"$REPO/tools/build/kernel.sh"
@@ -72,7 +59,7 @@ stage "C++ tools (roce-ping, roce-entropy)" "$REPO/tools/build/tools.sh"
 vm_tests() {
 	[[ " $RUNS " == *" $1 "* ]] || return 0
 	local name=$1 timeout=${VM_TIMEOUT:-$2} log=$MODBUILD/vm-$1.log
-	local t=$SECONDS rc vp vf
+	local t=$SECONDS rc
 
 	shift 2
 	say "VM tests on the debug kernel ($name): $(for s in "$@"; do basename "$s" .sh; done |
@@ -82,11 +69,7 @@ vm_tests() {
 		"$REPO/tools/qemu/vm-run.sh" "$@" "$REPO/tools/qemu/tests/kernel-reports.sh" \
 		> "$log" 2>&1
 	rc=$?
-	grep -E '^((not )?ok - |# (known gap|known limitation|32 concurrent|module lifecycle|kmemleak))' \
-		"$log" | tee -a "$LOG"
-	vp=$(grep -c '^ok - ' "$log")
-	vf=$(grep -c '^not ok - ' "$log")
-	PASS=$((PASS + vp)) FAIL=$((FAIL + vf))
+	tally "$log"
 	echo "# VM run $name: $((SECONDS - t)) s" | tee -a "$LOG"
 	if [ $rc != 0 ]; then
 		tail -n 30 "$log"

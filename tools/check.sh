@@ -17,18 +17,6 @@ finish() {
 	exit
 }
 
-# stage NAME CMD...: a prerequisite; its failure ends the run.
-stage() {
-	local name=$1
-
-	shift
-	say "$name"
-	"$@"
-	local rc=$?
-	result $rc "$name"
-	[ $rc = 0 ] || finish
-}
-
 stage "Debian packages" "$REPO/tools/build/deps.sh"
 stage "test kernel" "$REPO/tools/build/kernel.sh"
 stage "out-of-tree modules" "$REPO/tools/build/modules.sh"
@@ -100,17 +88,13 @@ fi
 
 # vm_tests NAME TIMEOUT SCRIPT...: one VM run; its ok/not ok lines count.
 vm_tests() {
-	local name=$1 timeout=$2 log=$BUILD/vm-$1.log rc vp vf
+	local name=$1 timeout=$2 log=$BUILD/vm-$1.log rc
 
 	shift 2
 	say "VM tests ($name): $(for s in "$@"; do basename "$s" .sh; done | paste -sd' ')"
 	VM_TIMEOUT=$timeout "$REPO/tools/qemu/vm-run.sh" "$@" > "$log" 2>&1
 	rc=$?
-	grep -E '^((not )?ok - |# (flaky|known (gap|limitation)|32 concurrent|toggle storm|[0-9]+ QP pairs|module lifecycle|kmemleak))' \
-		"$log" | tee -a "$LOG"
-	vp=$(grep -c '^ok - ' "$log")
-	vf=$(grep -c '^not ok - ' "$log")
-	PASS=$((PASS + vp)) FAIL=$((FAIL + vf))
+	tally "$log"
 	if [ $rc != 0 ]; then
 		tail -n 30 "$log"
 		result 1 "VM run $name (exit $rc, see $log)"

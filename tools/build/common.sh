@@ -42,6 +42,30 @@ result() {
 	echo "$line" | tee -a "$LOG"
 }
 
+# stage NAME CMD...: a prerequisite of a check run, timed; its failure
+# ends the run through the run's own finish().
+stage() {
+	local name=$1 t=$SECONDS rc
+
+	shift
+	say "$name"
+	"$@"
+	rc=$?
+	echo "# $name: $((SECONDS - t)) s" | tee -a "$LOG"
+	result $rc "$name"
+	[ $rc = 0 ] || finish
+}
+
+# tally FILE: a VM run's "ok -"/"not ok -" lines, counted in PASS and FAIL,
+# and its notes worth keeping (known gaps and limitations, flaky tests, the
+# figures), all kept in $LOG.
+tally() {
+	grep -E '^((not )?ok - |# (flaky|known (gap|limitation)|32 concurrent|toggle storm|[0-9]+ QP pairs|module lifecycle|kmemleak))' \
+		"$1" | tee -a "$LOG"
+	PASS=$((PASS + $(grep -c '^ok - ' "$1")))
+	FAIL=$((FAIL + $(grep -c '^not ok - ' "$1")))
+}
+
 # ksrc_init: set KSRC and KVER, extracting Debian's source when needed.
 ksrc_init() {
 	local tarball=/usr/src/linux-source-6.12.tar.xz

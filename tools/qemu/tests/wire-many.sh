@@ -20,10 +20,11 @@ ports_of_qpn() {
 }
 
 # knob_switch_fail WHAT: say which step of knob_switch failed, with the
-# programs' own words.
+# programs' own words, and fail it (knob_switch's rc).
 knob_switch_fail() {
 	local f
 
+	rc=1
 	echo "  $1"
 	for f in server long short; do
 		[ -s "$rte_out/switch-$f.log" ] || continue
@@ -48,23 +49,20 @@ knob_switch() {
 	capture_start switch
 	"$PING" server --bind "$B4" > "$rte_out/switch-server.log" 2>&1 &
 	spid=$!
-	wait_for 10 server_up ||
-		{ knob_switch_fail "the server did not listen"; rc=1; }
+	wait_for 10 server_up || knob_switch_fail "the server did not listen"
 	"${client[@]}" --until $stop > "$rte_out/switch-long.log" 2>&1 &
 	lpid=$!
 	# connected (its route, and so its flow label, resolved under rfc)
 	wait_for 60 bash -c "rdma resource show cm_id | grep -q 'state CONNECT'" ||
-		{ knob_switch_fail "the first connection did not connect"; rc=1; }
+		knob_switch_fail "the first connection did not connect"
 	step set_policy mix
 	timeout 120 "${client[@]}" > "$rte_out/switch-short.log" 2>&1 ||
-		{ knob_switch_fail "the second connection failed (exit $?)"; rc=1; }
+		knob_switch_fail "the second connection failed (exit $?)"
 	sleep 1 # the first connection pings on under mix
 	touch $stop
-	wait $lpid ||
-		{ knob_switch_fail "the first connection failed (exit $?)"; rc=1; }
+	wait $lpid || knob_switch_fail "the first connection failed (exit $?)"
 	kill $spid
-	wait $spid ||
-		{ knob_switch_fail "the server failed (exit $?)"; rc=1; }
+	wait $spid || knob_switch_fail "the server failed (exit $?)"
 	capture_stop
 	set_policy rfc
 	[ $rc = 0 ] || return 1
