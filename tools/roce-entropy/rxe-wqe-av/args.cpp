@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+// rxe-wqe-av's command line, checked before any verbs call.
+#include <CLI/CLI.hpp>
+
+#include "number.h"
+#include "wqe_av.h"
+
+namespace roce::wqe_av
+{
+namespace
+{
+
+struct UsageError : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
+unsigned number_arg(const std::string &text, std::uint64_t min, std::uint64_t max, const char *what)
+{
+	const auto value = parse_number(text, max, what);
+
+	if (value < min)
+		throw UsageError(std::string(what) + " " + text + " is below " +
+		                 std::to_string(min));
+	return static_cast<unsigned>(value);
+}
+
+struct Args {
+	std::string send_dev, recv_dev, send_gid, recv_gid, dmac, av_flow_label = "0",
+	                                                          av_sgid_index, timeout = "10";
+	std::vector<std::string> av_ports;
+};
+
+void fill(const Args &args, Options &opts)
+{
+	opts.send_dev = args.send_dev;
+	opts.recv_dev = args.recv_dev;
+	if (opts.send_dev.empty() || opts.recv_dev.empty())
+		throw UsageError("device names must not be empty");
+	opts.send_gid = number_arg(args.send_gid, 0, 255, "GID index");
+	opts.recv_gid = number_arg(args.recv_gid, 0, 255, "GID index");
+	const auto mac = parse_mac(args.dmac);
+	if (!mac)
+		throw UsageError("--dmac '" + args.dmac +
+		                 "' is not a MAC address (aa:bb:cc:dd:ee:ff)");
+	opts.dmac = *mac;
+	if (!args.av_ports.empty()) {
+		opts.av_ports.clear();
+		for (const auto &p : args.av_ports)
+			opts.av_ports.push_back(number_arg(p, 0, 255, "AV port"));
+	}
+	opts.av_flow_label = number_arg(args.av_flow_label, 0, 0xFFFFF, "flow label");
+	if (!args.av_sgid_index.empty())
+		opts.av_sgid_index = number_arg(args.av_sgid_index, 0, 255, "AV GID index");
+	opts.timeout = number_arg(args.timeout, 1, 3600, "timeout");
+}
+
+} // namespace
+
+std::optional<int> parse_args(int argc, const char *const *argv, Options &opts, std::ostream &out,
+                              std::ostream &err)
+{
+	CLI::App app{"UD sends with an address vector written by hand into rxe's user-mapped send "
+	             "queue (ah_num 0, the old provider's form) with a chosen av.port_num; "
+	             "prints JSON",
+	             "rxe-wqe-av"};
+	Args args;
+
+	app.add_option("--send-dev", args.send_dev, "the sending rxe device")->required();
+	app.add_option("--recv-dev", args.recv_dev, "the receiving rxe device")->required();
+	app.add_option("--send-gid", args.send_gid, "IPv4-mapped RoCE v2 GID index on the sender")
+	    ->required();
+	app.add_option("--recv-gid", args.recv_gid, "IPv4-mapped RoCE v2 GID index on the receiver")
+	    ->required();
+	app.add_option("--dmac", args.dmac, "MAC address of the sender's next hop, for the AV")
+	    ->required();
+	app.add_option("--av-port", args.av_ports,
+	               "av.port_num of one hand-written send, 0-255; repeatable "
+	               "(default 2 and 255; 1 is the valid port)");
+	app.add_option("--av-flow-label", args.av_flow_label,
+	               "flow label of the sends' address (default 0: the policy decides)");
+	app.add_option("--av-sgid-index", args.av_sgid_index,
+	               "grh.sgid_index of the hand-written AVs (default: --send-gid; another "
+	               "makes the kernel fail the sends, which exercises the error path)");
+	app.add_option("--timeout", args.timeout,
+	               "seconds to wait for each completion and arrival (default 10)");
+
+	try {
+		app.parse(argc, argv);
+		fill(args, opts);
+	} catch (const CLI::ParseError &e) {
+		const int status = app.exit(e, out, err);
+		return status ? 2 : 0;
+	} catch (const std::exception &e) {
+		err << "rxe-wqe-av: error: " << e.what() << '\n';
+		return 2;
+	}
+	return std::nullopt;
+}
+
+} // namespace roce::wqe_av
