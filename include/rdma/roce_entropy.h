@@ -5,8 +5,9 @@
  * ECMP routers and LAGs hash the outer UDP/IP headers, so the UDP source port
  * (and, on IPv6, the flow label) is the only per-connection entropy they see.
  * These helpers derive both from what the two ends of a connection share: the
- * rdma_cm ports, or the two QP numbers.  Every hash is symmetric in its two
- * inputs, so both ends, and both directions, compute the same value.
+ * rdma_cm ports, or the two QP numbers.  Under "rfc" and "mix" every hash is
+ * symmetric in its two inputs, so both ends, and both directions, compute the
+ * same value.  "linux", the default, is what Linux 6.12 did.
  *
  * The UDP source port is always the RFC fold of the flow label,
  * rdma_flow_label_to_udp_sport(), and a non-zero flow label that the
@@ -22,17 +23,25 @@
 
 /**
  * enum rdma_entropy_policy - how flow labels are generated on a port
- * @RDMA_ENTROPY_OFF: none are: flow label 0, UDP source port 0xC000
+ * @RDMA_ENTROPY_LINUX: what Linux 6.12 did (the default): rdma_cm's
+ *                      sport * 31 + dport, the QPN hash for connected QPs
+ *                      without a flow label, each driver's own rule for UD
+ * @RDMA_ENTROPY_OFF: none are: flow label 0, the device's base port
  * @RDMA_ENTROPY_RFC: the "RoCE v2.0 Entropy" RFC v2 product-and-fold hashes
  * @RDMA_ENTROPY_MIX: the same symmetric products, then a multiplicative mix
  * @RDMA_ENTROPY_NR: number of policies
+ *
+ * RDMA_ENTROPY_LINUX is 0, so zeroed driver state means 6.12's behaviour.
  */
 enum rdma_entropy_policy {
+	RDMA_ENTROPY_LINUX,
 	RDMA_ENTROPY_OFF,
 	RDMA_ENTROPY_RFC,
 	RDMA_ENTROPY_MIX,
 	RDMA_ENTROPY_NR,
 };
+
+#define RDMA_ENTROPY_QPN_MASK 0xffffff
 
 /**
  * rdma_calc_cm_flow_label - the RFC flow label of an rdma_cm connection
@@ -50,6 +59,12 @@ static inline u32 rdma_calc_cm_flow_label(u16 sport, u16 dport)
 	hash ^= hash >> 8;
 
 	return hash & IB_GRH_FLOWLABEL_MASK;
+}
+
+/* rdma_cm's flow label in Linux 6.12: spread, but not symmetric. */
+static inline u32 rdma_linux_cm_flow_label(u16 sport, u16 dport)
+{
+	return ((u32)sport * 31 + dport) & IB_GRH_FLOWLABEL_MASK;
 }
 
 /*
@@ -71,8 +86,8 @@ static inline u32 rdma_mix_qpn_flow_label(u32 lqpn, u32 rqpn)
 /**
  * rdma_entropy_cm_flow_label - flow label of an rdma_cm connection
  * @policy: the port's policy
- * @sport: rdma_cm source port
- * @dport: rdma_cm destination port
+ * @sport: rdma_cm source port (the active side's)
+ * @dport: rdma_cm destination port (the service's)
  *
  * Return: the 20-bit flow label, 0 under RDMA_ENTROPY_OFF.
  */
@@ -80,6 +95,8 @@ static inline u32 rdma_entropy_cm_flow_label(enum rdma_entropy_policy policy,
 					     u16 sport, u16 dport)
 {
 	switch (policy) {
+	case RDMA_ENTROPY_LINUX:
+		return rdma_linux_cm_flow_label(sport, dport);
 	case RDMA_ENTROPY_RFC:
 		return rdma_calc_cm_flow_label(sport, dport);
 	case RDMA_ENTROPY_MIX:
@@ -95,12 +112,18 @@ static inline u32 rdma_entropy_cm_flow_label(enum rdma_entropy_policy policy,
  * @lqpn: local QP number
  * @rqpn: remote QP number
  *
+ * Only the 24 bits of a QP number count.  6.12 used the RFC hash too.
+ *
  * Return: the 20-bit flow label, 0 under RDMA_ENTROPY_OFF.
  */
 static inline u32 rdma_entropy_qpn_flow_label(enum rdma_entropy_policy policy,
 					      u32 lqpn, u32 rqpn)
 {
+	lqpn &= RDMA_ENTROPY_QPN_MASK;
+	rqpn &= RDMA_ENTROPY_QPN_MASK;
+
 	switch (policy) {
+	case RDMA_ENTROPY_LINUX:
 	case RDMA_ENTROPY_RFC:
 		return rdma_calc_flow_label(lqpn, rqpn);
 	case RDMA_ENTROPY_MIX:
@@ -135,25 +158,28 @@ static inline u32 rdma_entropy_flow_label(enum rdma_entropy_policy policy,
 
 /**
  * rdma_entropy_ud_flow_label - the flow label of one UD send
- * @policy: the port's policy
- * @fl: the flow label of the send's address handle, 0 if none
+ * @policy: the policy of the send's AH, or of its QP's port
+ * @fl: the flow label of the send's address, 0 if none
  * @sqpn: source QP number, as it goes on the wire
- * @dqpn: destination QP number of the work request
+ * @dqpn: destination QP number, as it goes on the wire
  *
  * As rdma_entropy_flow_label(), except that a send to the multicast QPN
  * depends on the source QPN alone: the multicast QPN is replaced by 1, the
- * identity of the product.
+ * identity of the product.  RDMA_ENTROPY_LINUX generates nothing per send
+ * (6.12's drivers did not): only @fl counts.
  *
- * QP1 generates nothing: a CM MAD belongs to a connection, whose flow label
- * its AH carries.  Without one (the connection was made under "off") the MAD
- * keeps the base port, as that connection's other MADs do on both hosts,
- * whatever the policy is when each MAD is sent.  A QPN hash would give QP1
- * one constant port anyway, QP1 talking to QP1 only.
+ * QP1 generates nothing either: a CM MAD belongs to a connection, whose flow
+ * label its AH carries.  Without one (the connection was made under "off")
+ * the MAD keeps the base port, as that connection's other MADs do on both
+ * hosts, whatever the policy is when each MAD is sent.  A QPN hash would give
+ * QP1 one constant port anyway, QP1 talking to QP1 only.
  */
 static inline u32 rdma_entropy_ud_flow_label(enum rdma_entropy_policy policy,
 					     u32 fl, u32 sqpn, u32 dqpn)
 {
-	if (sqpn == RDMA_ENTROPY_GSI_QPN)
+	sqpn &= RDMA_ENTROPY_QPN_MASK;
+	dqpn &= RDMA_ENTROPY_QPN_MASK;
+	if (sqpn == RDMA_ENTROPY_GSI_QPN || policy == RDMA_ENTROPY_LINUX)
 		return fl & IB_GRH_FLOWLABEL_MASK;
 	if (dqpn == IB_MULTICAST_QPN)
 		dqpn = 1;
@@ -182,7 +208,9 @@ static inline u16 rdma_entropy_sport(u32 fl, u16 base_sport)
  * @sport: set to the UDP source port to program
  *
  * For RC, UC and XRC QPs.  Under RDMA_ENTROPY_OFF, and whenever no flow label
- * results, the port is @base_sport.
+ * results, the port is @base_sport.  Under RDMA_ENTROPY_LINUX it is 6.12's
+ * rdma_get_udp_sport(), and the flow label is the consumer's only: 6.12 hashed
+ * the QP numbers into the port but not into the IPv6 header.
  *
  * Return: the flow label to program into the path (and the IPv6 header).
  */
@@ -190,10 +218,15 @@ static inline u32 rdma_entropy_path(enum rdma_entropy_policy policy, u32 fl,
 				    u32 lqpn, u32 rqpn, u16 base_sport,
 				    u16 *sport)
 {
-	fl = rdma_entropy_flow_label(policy, fl, lqpn, rqpn);
-	*sport = rdma_entropy_sport(fl, base_sport);
+	u32 gen = rdma_entropy_flow_label(policy, fl, lqpn, rqpn);
 
-	return fl;
+	if (policy == RDMA_ENTROPY_LINUX) {
+		*sport = rdma_flow_label_to_udp_sport(gen);
+		return fl & IB_GRH_FLOWLABEL_MASK;
+	}
+	*sport = rdma_entropy_sport(gen, base_sport);
+
+	return gen;
 }
 
 /**
@@ -203,13 +236,14 @@ static inline u32 rdma_entropy_path(enum rdma_entropy_policy policy, u32 fl,
  * @ah_fl: the AH's flow label
  *
  * An AH with a flow label uses it for every send; one without takes the
- * flow label of each send from its QP numbers, unless the policy is off
- * (or the QP is QP1, see rdma_entropy_ud_flow_label()).
+ * flow label of each send from its QP numbers under "rfc" and "mix" (unless
+ * the QP is QP1, see rdma_entropy_ud_flow_label()).
  */
 static inline bool rdma_entropy_ud_per_send(enum rdma_entropy_policy policy,
 					    u32 ah_fl)
 {
-	return !(ah_fl & IB_GRH_FLOWLABEL_MASK) && policy != RDMA_ENTROPY_OFF;
+	return !(ah_fl & IB_GRH_FLOWLABEL_MASK) &&
+	       (policy == RDMA_ENTROPY_RFC || policy == RDMA_ENTROPY_MIX);
 }
 
 /**
@@ -229,45 +263,32 @@ static inline u16 rdma_entropy_udp_sport(enum rdma_entropy_policy policy,
 }
 
 /**
- * rdma_entropy_reply_flow_label - give a reply the connection's flow label
- * @attr: the reply's address, built from a received packet
- * @fl: the connection's flow label, derived as the peer derived it (for
- *      rdma_cm, from the CM ports), 0 if none
+ * rdma_entropy_reply_flow_label - the flow label of a reply to a packet
+ * @policy: the policy of the port the reply leaves from
+ * @rcvd_fl: the flow label the packet arrived with (IPv6), 0 if none
+ * @fl: the flow label of the connection it belongs to, derived as the peer
+ *      derived it (for rdma_cm, from the CM ports), 0 if none is known
  *
- * An address built from a received RoCE v2 packet has the flow label the
- * peer sent, generated or set by the peer's application, and that one wins.
- * Over IPv4 none arrives, and the reply takes @fl instead of falling back to
- * the QPN hash of the sending QP.  Addresses without a GRH are left alone.
+ * A flow label received with the packet was generated or set by the peer,
+ * and wins.  Over IPv4 none arrives: the reply takes @fl instead of falling
+ * back to the base port or the QPN hash of the sending QP.  6.12 did not.
  */
-static inline void rdma_entropy_reply_flow_label(struct rdma_ah_attr *attr,
-						 u32 fl)
+static inline u32 rdma_entropy_reply_flow_label(enum rdma_entropy_policy policy,
+						u32 rcvd_fl, u32 fl)
 {
-	struct ib_global_route *grh;
+	rcvd_fl &= IB_GRH_FLOWLABEL_MASK;
+	if (rcvd_fl || policy == RDMA_ENTROPY_LINUX)
+		return rcvd_fl;
 
-	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
-		return;
-	grh = rdma_ah_retrieve_grh(attr);
-	if (!(grh->flow_label & IB_GRH_FLOWLABEL_MASK))
-		grh->flow_label = fl & IB_GRH_FLOWLABEL_MASK;
+	return fl & IB_GRH_FLOWLABEL_MASK;
 }
 
+enum rdma_entropy_policy rdma_port_entropy(struct ib_device *dev, u32 port);
+void rdma_entropy_set_reply_flow_label(struct ib_device *dev,
+				       struct rdma_ah_attr *attr, u32 fl);
 struct ib_ah *rdma_entropy_create_reply_ah(struct ib_pd *pd,
 					   const struct ib_wc *wc,
 					   const struct ib_grh *grh,
 					   u32 port_num, u32 fl);
-
-/**
- * rdma_port_entropy - the entropy policy of a port
- * @dev: the device
- * @port: the port number
- *
- * Lockless: the policy can change at any time through sysfs; a QP or AH
- * samples it once when its address is set.
- */
-static inline enum rdma_entropy_policy
-rdma_port_entropy(const struct ib_device *dev, u32 port)
-{
-	return READ_ONCE(dev->port_data[port].roce_entropy);
-}
 
 #endif /* _RDMA_ROCE_ENTROPY_H */

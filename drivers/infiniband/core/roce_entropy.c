@@ -3,11 +3,23 @@
  * RoCE v2 entropy policy: the per-port sysfs knob and its module default.
  *
  * The hashes themselves are inline in <rdma/roce_entropy.h> so that providers
- * can use them on their send paths; this file owns the policy state, and the
- * AH of a reply to a received packet, which needs ib_core.
+ * can use them on their send paths; this file owns the policy of each port
+ * and the address of a reply to a received packet, which need ib_core.
+ *
+ * The policies of a device's ports live in ib_core's client data for that
+ * device, not in struct ib_port_data: the structures that exported functions
+ * take keep their layout, so the modules built against the kernel this is
+ * added to keep loading (their symbol CRCs do not change).  The state exists
+ * from the moment the device is registered to the moment it is unregistered,
+ * and only on devices whose driver declares, with IBK_ROCE_ENTROPY, that it
+ * follows the policy.  Every other port behaves as 6.12 did.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 #include <kunit/visibility.h>
@@ -17,6 +29,7 @@
 #include "core_priv.h"
 
 static const char * const rdma_entropy_names[RDMA_ENTROPY_NR] = {
+	[RDMA_ENTROPY_LINUX] = "linux",
 	[RDMA_ENTROPY_OFF] = "off",
 	[RDMA_ENTROPY_RFC] = "rfc",
 	[RDMA_ENTROPY_MIX] = "mix",
@@ -24,7 +37,7 @@ static const char * const rdma_entropy_names[RDMA_ENTROPY_NR] = {
 
 /**
  * rdma_entropy_parse - parse a policy name
- * @buf: "off", "rfc" or "mix", optionally followed by one newline
+ * @buf: "linux", "off", "rfc" or "mix", optionally followed by one newline
  *
  * Return: the policy, or -EINVAL for anything else.
  */
@@ -47,6 +60,99 @@ const char *rdma_entropy_name(enum rdma_entropy_policy policy)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_name);
 
+static unsigned int roce_entropy = RDMA_ENTROPY_LINUX;
+/* Set once ib_core is up: from then on a bad module parameter is refused. */
+static bool rdma_entropy_live;
+
+static int rdma_entropy_add_one(struct ib_device *dev);
+static void rdma_entropy_remove_one(struct ib_device *dev, void *data);
+
+VISIBLE_IF_KUNIT struct ib_client rdma_entropy_client = {
+	.name = "roce_entropy",
+	.add = rdma_entropy_add_one,
+	.remove = rdma_entropy_remove_one,
+};
+EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_client);
+
+static int rdma_entropy_add_one(struct ib_device *dev)
+{
+	struct rdma_entropy_dev *ent;
+	u32 port;
+
+	if (!(dev->attrs.kernel_cap_flags & IBK_ROCE_ENTROPY))
+		return -EOPNOTSUPP;
+
+	ent = kzalloc(struct_size(ent, policy, rdma_end_port(dev) + 1),
+		      GFP_KERNEL);
+	if (!ent)
+		return -ENOMEM;
+
+	rdma_for_each_port(dev, port)
+		ent->policy[port] = READ_ONCE(roce_entropy);
+	ib_set_client_data(dev, &rdma_entropy_client, ent);
+
+	return 0;
+}
+
+static void rdma_entropy_remove_one(struct ib_device *dev, void *data)
+{
+	struct rdma_entropy_dev *ent = data;
+
+	kfree_rcu(ent, rcu);
+}
+
+/**
+ * rdma_port_entropy - the entropy policy of a port
+ * @dev: the device
+ * @port: the port number; any value is safe: an invalid port, or a port of
+ *        a device that does not follow the policy, gets RDMA_ENTROPY_LINUX
+ *
+ * Lockless: the policy can change at any time through sysfs; a QP or AH
+ * samples it once when its address is set.
+ */
+enum rdma_entropy_policy rdma_port_entropy(struct ib_device *dev, u32 port)
+{
+	enum rdma_entropy_policy policy = RDMA_ENTROPY_LINUX;
+	struct rdma_entropy_dev *ent;
+
+	if (!rdma_is_port_valid(dev, port))
+		return RDMA_ENTROPY_LINUX;
+
+	rcu_read_lock();
+	ent = ib_get_client_data(dev, &rdma_entropy_client);
+	if (ent)
+		policy = READ_ONCE(ent->policy[port]);
+	rcu_read_unlock();
+
+	return policy;
+}
+EXPORT_SYMBOL(rdma_port_entropy);
+
+/**
+ * rdma_entropy_set_reply_flow_label - give a reply the connection's flow label
+ * @dev: the device the reply leaves from
+ * @attr: the reply's address, built from a received packet
+ * @fl: the flow label of the connection it belongs to, 0 if none is known
+ *
+ * See rdma_entropy_reply_flow_label().  Addresses without a GRH are left
+ * alone.
+ */
+void rdma_entropy_set_reply_flow_label(struct ib_device *dev,
+				       struct rdma_ah_attr *attr, u32 fl)
+{
+	enum rdma_entropy_policy policy;
+	struct ib_global_route *grh;
+
+	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return;
+
+	policy = rdma_port_entropy(dev, rdma_ah_get_port_num(attr));
+	grh = rdma_ah_retrieve_grh(attr);
+	grh->flow_label = rdma_entropy_reply_flow_label(policy,
+							grh->flow_label, fl);
+}
+EXPORT_SYMBOL(rdma_entropy_set_reply_flow_label);
+
 /**
  * rdma_entropy_create_reply_ah - the AH of a reply to a received packet
  * @pd: the PD of the replying QP
@@ -55,9 +161,9 @@ EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_name);
  * @port_num: the port it arrived on
  * @fl: the flow label of the connection it belongs to, 0 if none is known
  *
- * ib_create_ah_from_wc() with rdma_entropy_reply_flow_label(): over IPv4,
- * where no flow label arrives, the reply leaves with @fl, on the UDP source
- * port of the connection it answers for.
+ * ib_create_ah_from_wc() with rdma_entropy_set_reply_flow_label(): over
+ * IPv4, where no flow label arrives, the reply leaves with @fl, on the UDP
+ * source port of the connection it answers for.
  */
 struct ib_ah *rdma_entropy_create_reply_ah(struct ib_pd *pd,
 					   const struct ib_wc *wc,
@@ -72,7 +178,7 @@ struct ib_ah *rdma_entropy_create_reply_ah(struct ib_pd *pd,
 	if (ret)
 		return ERR_PTR(ret);
 
-	rdma_entropy_reply_flow_label(&ah_attr, fl);
+	rdma_entropy_set_reply_flow_label(pd->device, &ah_attr, fl);
 	ah = rdma_create_ah(pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
 	rdma_destroy_ah_attr(&ah_attr);
 
@@ -80,15 +186,23 @@ struct ib_ah *rdma_entropy_create_reply_ah(struct ib_pd *pd,
 }
 EXPORT_SYMBOL(rdma_entropy_create_reply_ah);
 
-static unsigned int roce_entropy = RDMA_ENTROPY_RFC;
-
+/*
+ * A bad value in modprobe.d or on the kernel command line must not keep
+ * ib_core from loading: it is reported and the default stays.  Once ib_core
+ * is up, a bad value written to the parameter is refused.
+ */
 static int roce_entropy_param_set(const char *val,
 				  const struct kernel_param *kp)
 {
 	int policy = rdma_entropy_parse(val);
 
-	if (policy < 0)
-		return policy;
+	if (policy < 0) {
+		if (READ_ONCE(rdma_entropy_live))
+			return policy;
+		pr_warn("roce_entropy=%s is not a policy (linux, off, rfc, mix): using %s\n",
+			val, rdma_entropy_name(READ_ONCE(roce_entropy)));
+		return 0;
+	}
 
 	WRITE_ONCE(roce_entropy, policy);
 	return 0;
@@ -107,13 +221,7 @@ static const struct kernel_param_ops roce_entropy_param_ops = {
 
 module_param_cb(roce_entropy, &roce_entropy_param_ops, NULL, 0644);
 MODULE_PARM_DESC(roce_entropy,
-		 "RoCE v2 entropy policy of new ports: off, rfc (default) or mix");
-
-/* Called for every port of a device being registered. */
-void ib_port_roce_entropy_init(struct ib_port_data *pdata)
-{
-	pdata->roce_entropy = READ_ONCE(roce_entropy);
-}
+		 "RoCE v2 entropy policy of devices registered from now on: linux (6.12's, default), off, rfc or mix");
 
 static ssize_t roce_entropy_show(struct ib_device *ibdev, u32 port_num,
 				 struct ib_port_attribute *attr, char *buf)
@@ -126,6 +234,7 @@ static ssize_t roce_entropy_store(struct ib_device *ibdev, u32 port_num,
 				  struct ib_port_attribute *attr,
 				  const char *buf, size_t count)
 {
+	struct rdma_entropy_dev *ent;
 	int policy;
 
 	/* "rfc\0junk" is not "rfc" */
@@ -136,8 +245,13 @@ static ssize_t roce_entropy_store(struct ib_device *ibdev, u32 port_num,
 	if (policy < 0)
 		return policy;
 
-	WRITE_ONCE(ibdev->port_data[port_num].roce_entropy, policy);
-	return count;
+	rcu_read_lock();
+	ent = ib_get_client_data(ibdev, &rdma_entropy_client);
+	if (ent)
+		WRITE_ONCE(ent->policy[port_num], policy);
+	rcu_read_unlock();
+
+	return ent ? count : -ENODEV;
 }
 
 static IB_PORT_ATTR_RW(roce_entropy);
@@ -147,7 +261,22 @@ static struct attribute *roce_entropy_attrs[] = {
 	NULL
 };
 
-/* Only RoCE v2 ports carry a UDP header to put the entropy in. */
+/**
+ * rdma_entropy_port_has_knob - whether a port has the roce_entropy knob
+ * @dev: the device
+ * @port: the port number
+ *
+ * RoCE v2 ports, which carry a UDP header to put the entropy in, of devices
+ * whose driver follows the policy (IBK_ROCE_ENTROPY).
+ */
+VISIBLE_IF_KUNIT bool rdma_entropy_port_has_knob(struct ib_device *dev,
+						 u32 port)
+{
+	return (dev->attrs.kernel_cap_flags & IBK_ROCE_ENTROPY) &&
+	       rdma_protocol_roce_udp_encap(dev, port);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_port_has_knob);
+
 static umode_t roce_entropy_is_visible(struct kobject *kobj,
 				       struct attribute *attr, int n)
 {
@@ -155,13 +284,31 @@ static umode_t roce_entropy_is_visible(struct kobject *kobj,
 	u32 port_num;
 
 	ibdev = ib_port_sysfs_get_ibdev_kobj(kobj, &port_num);
-	if (!rdma_protocol_roce_udp_encap(ibdev, port_num))
-		return 0;
 
-	return attr->mode;
+	return rdma_entropy_port_has_knob(ibdev, port_num) ? attr->mode : 0;
 }
 
 const struct attribute_group ib_port_roce_entropy_group = {
 	.attrs = roce_entropy_attrs,
 	.is_visible = roce_entropy_is_visible,
 };
+
+/*
+ * Registered before the MAD layer's client, so that a device's policies
+ * exist before any of its QPs, and outlive them.
+ */
+int rdma_entropy_init(void)
+{
+	int ret;
+
+	ret = ib_register_client(&rdma_entropy_client);
+	if (!ret)
+		WRITE_ONCE(rdma_entropy_live, true);
+
+	return ret;
+}
+
+void rdma_entropy_cleanup(void)
+{
+	ib_unregister_client(&rdma_entropy_client);
+}

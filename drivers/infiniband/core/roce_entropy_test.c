@@ -17,6 +17,14 @@
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 static const enum rdma_entropy_policy all_policies[] = {
+	RDMA_ENTROPY_LINUX,
+	RDMA_ENTROPY_OFF,
+	RDMA_ENTROPY_RFC,
+	RDMA_ENTROPY_MIX,
+};
+
+/* The policies built on symmetric products (and "off", which has none). */
+static const enum rdma_entropy_policy product_policies[] = {
 	RDMA_ENTROPY_OFF,
 	RDMA_ENTROPY_RFC,
 	RDMA_ENTROPY_MIX,
@@ -28,6 +36,7 @@ static void policy_desc(const enum rdma_entropy_policy *p, char *desc)
 }
 
 KUNIT_ARRAY_PARAM(policy, all_policies, policy_desc);
+KUNIT_ARRAY_PARAM(product, product_policies, policy_desc);
 
 /* A fixed pseudo-random walk over the input space, the same on every run. */
 static u32 next_input(u32 *state)
@@ -148,6 +157,31 @@ static void roce_entropy_qpn_symmetric(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, rdma_entropy_udp_sport(p, 0, a, b),
 				rdma_entropy_udp_sport(p, 0, b, a));
 	}
+}
+
+/* Only the 24 bits of a QP number count, whatever a caller passes above. */
+static void roce_entropy_qpn_24_bits(struct kunit *test)
+{
+	enum rdma_entropy_policy p = *(const enum rdma_entropy_policy *)
+		test->param_value;
+	u32 state = 8;
+	int i;
+
+	for (i = 0; i < PROPERTY_ROUNDS; i++) {
+		u32 a = next_input(&state), b = next_input(&state);
+		u32 la = a & 0xffffff, lb = b & 0xffffff;
+
+		KUNIT_ASSERT_EQ_MSG(test, rdma_entropy_qpn_flow_label(p, a, b),
+				    rdma_entropy_qpn_flow_label(p, la, lb),
+				    "qpns %#x %#x", a, b);
+		KUNIT_ASSERT_EQ_MSG(test, rdma_entropy_ud_flow_label(p, 0, a, b),
+				    rdma_entropy_ud_flow_label(p, 0, la, lb),
+				    "qpns %#x %#x", a, b);
+	}
+	/* a multicast QPN with junk above bit 23 is still the multicast QPN */
+	KUNIT_EXPECT_EQ(test,
+			rdma_entropy_ud_flow_label(p, 0, 0x12, 0xffffffff),
+			rdma_entropy_ud_flow_label(p, 0, 0x12, IB_MULTICAST_QPN));
 }
 
 /* Flow labels fit 20 bits, ports 0xC000-0xFFFF, extremes included. */
@@ -308,6 +342,34 @@ static void roce_entropy_rfc_matches_6_12(struct kunit *test)
 }
 
 /*
+ * "linux" is 6.12: a connected QP's port is rdma_get_udp_sport() whatever
+ * the device's base port, its IPv6 header has the consumer's flow label
+ * only, and nothing is generated per UD send.
+ */
+static void roce_entropy_linux_matches_6_12(struct kunit *test)
+{
+	u32 state = 9;
+	int i;
+
+	for (i = 0; i < PROPERTY_ROUNDS; i++) {
+		u32 fl = i & 1 ? next_input(&state) & IB_GRH_FLOWLABEL_MASK : 0;
+		u32 lqpn = next_input(&state) >> 8;
+		u32 rqpn = next_input(&state) >> 8;
+		u16 base = 0xc000 | (next_input(&state) >> 18), sport = 0;
+
+		KUNIT_ASSERT_EQ(test,
+				rdma_entropy_path(RDMA_ENTROPY_LINUX, fl, lqpn,
+						  rqpn, base, &sport), fl);
+		KUNIT_ASSERT_EQ(test, sport, rdma_get_udp_sport(fl, lqpn, rqpn));
+		KUNIT_ASSERT_FALSE(test, rdma_entropy_ud_per_send(RDMA_ENTROPY_LINUX,
+								  fl));
+		KUNIT_ASSERT_EQ(test,
+				rdma_entropy_ud_flow_label(RDMA_ENTROPY_LINUX, fl,
+							   lqpn, rqpn), fl);
+	}
+}
+
+/*
  * Behind a switch that hashes the low bits of the port, the RFC hash of
  * equal small QPNs (squares) reaches only 3 of 8 paths; "mix" reaches all.
  */
@@ -344,6 +406,9 @@ struct path_case {
  * values from the golden vectors above.
  */
 static const struct path_case path_cases[] = {
+	{ RDMA_ENTROPY_LINUX, 0, 0x12, 0x12, 0xd000, 0, 0xc144 },
+	{ RDMA_ENTROPY_LINUX, 0, 0, 0x11, 0xd000, 0, 0xc000 },
+	{ RDMA_ENTROPY_LINUX, 0x12345, 0x12, 0x12, 0xd000, 0x12345, 0xe341 },
 	{ RDMA_ENTROPY_OFF, 0, 0x12, 0x12, 0xc000, 0, 0xc000 },
 	{ RDMA_ENTROPY_OFF, 0, 0x12, 0x12, 0xd000, 0, 0xd000 },
 	{ RDMA_ENTROPY_OFF, 0xabcde, 0x12, 0x12, 0xd000, 0xabcde, 0xfcf4 },
@@ -385,6 +450,8 @@ struct per_send_case {
 
 /* UD AHs: only an AH without a flow label, under rfc or mix, goes per send. */
 static const struct per_send_case per_send_cases[] = {
+	{ RDMA_ENTROPY_LINUX, 0, false },
+	{ RDMA_ENTROPY_LINUX, 0xabcde, false },
 	{ RDMA_ENTROPY_OFF, 0, false },
 	{ RDMA_ENTROPY_RFC, 0, true },
 	{ RDMA_ENTROPY_MIX, 0, true },
@@ -439,30 +506,33 @@ static void roce_entropy_ud_per_send_sport(struct kunit *test)
 }
 
 struct reply_case {
-	bool grh;
+	enum rdma_entropy_policy policy;
 	u32 rx_fl;
 	u32 fl;
 	u32 expected_fl;
 };
 
 /*
- * A reply's address built from a received packet (the CM's SIDR REP): the
- * flow label received (IPv6) wins; without one (IPv4) the connection's is
- * used; an address without a GRH gets none.
+ * A reply's address built from a received packet (the CM's SIDR REP, REJ,
+ * DREP): the flow label received (IPv6) wins; without one (IPv4) the
+ * connection's is used, but under "linux", as in 6.12, none.
  */
 static const struct reply_case reply_cases[] = {
-	{ true, 0, 0x12345, 0x12345 },
-	{ true, 0, 0xfff12345, 0x12345 },
-	{ true, 0, 0, 0 },
-	{ true, 0xabcde, 0x12345, 0xabcde },
-	{ true, 0xabcde, 0, 0xabcde },
-	{ false, 0, 0x12345, 0 },
+	{ RDMA_ENTROPY_RFC, 0, 0x12345, 0x12345 },
+	{ RDMA_ENTROPY_RFC, 0, 0xfff12345, 0x12345 },
+	{ RDMA_ENTROPY_RFC, 0, 0, 0 },
+	{ RDMA_ENTROPY_RFC, 0xabcde, 0x12345, 0xabcde },
+	{ RDMA_ENTROPY_MIX, 0xabcde, 0, 0xabcde },
+	{ RDMA_ENTROPY_MIX, 0xfffabcde, 0, 0xabcde },
+	{ RDMA_ENTROPY_OFF, 0, 0x12345, 0x12345 },
+	{ RDMA_ENTROPY_LINUX, 0, 0x12345, 0 },
+	{ RDMA_ENTROPY_LINUX, 0xabcde, 0x12345, 0xabcde },
 };
 
 static void reply_desc(const struct reply_case *c, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s rx fl %#x fl %#x",
-		 c->grh ? "grh" : "no grh", c->rx_fl, c->fl);
+		 rdma_entropy_name(c->policy), c->rx_fl, c->fl);
 }
 
 KUNIT_ARRAY_PARAM(reply, reply_cases, reply_desc);
@@ -470,16 +540,144 @@ KUNIT_ARRAY_PARAM(reply, reply_cases, reply_desc);
 static void roce_entropy_reply_flow_label_decision(struct kunit *test)
 {
 	const struct reply_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdma_entropy_reply_flow_label(c->policy, c->rx_fl,
+							    c->fl),
+			c->expected_fl);
+}
+
+/* ---- a port's policy, through a device made up for the test ---- */
+
+struct port_test {
+	struct ib_device *dev;
+	struct rdma_entropy_dev *ent;
+};
+
+/*
+ * One port, policy "mix", in the client data of a zeroed ib_device: enough
+ * for rdma_port_entropy(), which reads nothing else.
+ */
+static int roce_entropy_port_init(struct kunit *test)
+{
+	struct port_test *t;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->dev = kunit_kzalloc(test, sizeof(*t->dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->dev);
+	t->ent = kunit_kzalloc(test, struct_size(t->ent, policy, 2),
+			       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->ent);
+
+	t->dev->phys_port_cnt = 1;
+	xa_init_flags(&t->dev->client_data, XA_FLAGS_ALLOC);
+	t->ent->policy[1] = RDMA_ENTROPY_MIX;
+	KUNIT_ASSERT_EQ(test,
+			xa_err(xa_store(&t->dev->client_data,
+					rdma_entropy_client.client_id, t->ent,
+					GFP_KERNEL)), 0);
+	test->priv = t;
+	return 0;
+}
+
+static void roce_entropy_port_exit(struct kunit *test)
+{
+	struct port_test *t = test->priv;
+
+	xa_destroy(&t->dev->client_data);
+}
+
+/*
+ * The port's policy, and for any port number that is not the device's the
+ * 6.12 policy without a read beyond the device's ports: the port number can
+ * come from an address user space wrote.
+ */
+static void roce_entropy_port_bounds(struct kunit *test)
+{
+	static const u32 bad_ports[] = { 0, 2, 3, 255, 256, U32_MAX };
+	struct port_test *t = test->priv;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_MIX);
+	for (i = 0; i < ARRAY_SIZE(bad_ports); i++)
+		KUNIT_EXPECT_EQ_MSG(test, rdma_port_entropy(t->dev, bad_ports[i]),
+				    RDMA_ENTROPY_LINUX, "port %u", bad_ports[i]);
+}
+
+struct knob_case {
+	const char *name;
+	u64 kernel_cap_flags;
+	u32 core_cap_flags;
+	bool has_knob;
+};
+
+/* The knob is on RoCE v2 ports of drivers that declare they follow it. */
+static const struct knob_case knob_cases[] = {
+	{ "declared, RoCE v2", IBK_ROCE_ENTROPY,
+	  RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, true },
+	{ "declared, RoCE v1 and v2", IBK_ROCE_ENTROPY | IBK_LOCAL_DMA_LKEY,
+	  RDMA_CORE_PORT_IBA_ROCE | RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, true },
+	{ "not declared, RoCE v2", IBK_LOCAL_DMA_LKEY,
+	  RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, false },
+	{ "declared, RoCE v1", IBK_ROCE_ENTROPY, RDMA_CORE_PORT_IBA_ROCE, false },
+	{ "declared, InfiniBand", IBK_ROCE_ENTROPY, RDMA_CORE_PORT_IBA_IB, false },
+	{ "declared, iWARP", IBK_ROCE_ENTROPY, RDMA_CORE_PORT_IWARP, false },
+};
+
+static void knob_desc(const struct knob_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(knob, knob_cases, knob_desc);
+
+static void roce_entropy_port_knob(struct kunit *test)
+{
+	const struct knob_case *c = test->param_value;
+	struct port_test *t = test->priv;
+	struct ib_port_data *pdata;
+
+	pdata = kunit_kcalloc(test, 2, sizeof(*pdata), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pdata);
+	pdata[1].immutable.core_cap_flags = c->core_cap_flags;
+	t->dev->port_data = pdata;
+	t->dev->attrs.kernel_cap_flags = c->kernel_cap_flags;
+
+	KUNIT_EXPECT_EQ(test, rdma_entropy_port_has_knob(t->dev, 1),
+			c->has_knob);
+}
+
+/* A device that does not follow the policy has no state: 6.12's policy. */
+static void roce_entropy_port_no_state(struct kunit *test)
+{
+	struct port_test *t = test->priv;
+
+	xa_erase(&t->dev->client_data, rdma_entropy_client.client_id);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_LINUX);
+}
+
+/* A reply's address takes the connection's flow label as its port's policy says. */
+static void roce_entropy_port_reply(struct kunit *test)
+{
+	struct port_test *t = test->priv;
 	struct rdma_ah_attr attr = {};
 
-	if (c->grh) {
-		rdma_ah_set_ah_flags(&attr, IB_AH_GRH);
-		attr.grh.flow_label = c->rx_fl;
-	}
-	rdma_entropy_reply_flow_label(&attr, c->fl);
-	KUNIT_EXPECT_EQ(test, attr.grh.flow_label, c->expected_fl);
-	KUNIT_EXPECT_EQ(test, !!(rdma_ah_get_ah_flags(&attr) & IB_AH_GRH),
-			c->grh);
+	rdma_ah_set_port_num(&attr, 1);
+	rdma_entropy_set_reply_flow_label(t->dev, &attr, 0x12345);
+	KUNIT_EXPECT_EQ(test, attr.grh.flow_label, 0);	/* no GRH: untouched */
+
+	rdma_ah_set_ah_flags(&attr, IB_AH_GRH);
+	rdma_entropy_set_reply_flow_label(t->dev, &attr, 0x12345);
+	KUNIT_EXPECT_EQ(test, attr.grh.flow_label, 0x12345);
+
+	attr.grh.flow_label = 0xabcde;			/* received: wins */
+	rdma_entropy_set_reply_flow_label(t->dev, &attr, 0x12345);
+	KUNIT_EXPECT_EQ(test, attr.grh.flow_label, 0xabcde);
+
+	attr.grh.flow_label = 0;			/* port 2: not one */
+	rdma_ah_set_port_num(&attr, 2);
+	rdma_entropy_set_reply_flow_label(t->dev, &attr, 0x12345);
+	KUNIT_EXPECT_EQ(test, attr.grh.flow_label, 0);
 }
 
 /* ---- the knob's parser ---- */
@@ -492,6 +690,8 @@ struct parse_case {
 static char overlong[PAGE_SIZE];
 
 static const struct parse_case parse_cases[] = {
+	{ "linux", RDMA_ENTROPY_LINUX },
+	{ "linux\n", RDMA_ENTROPY_LINUX },
 	{ "off", RDMA_ENTROPY_OFF },
 	{ "rfc", RDMA_ENTROPY_RFC },
 	{ "mix", RDMA_ENTROPY_MIX },
@@ -506,6 +706,8 @@ static const struct parse_case parse_cases[] = {
 	{ " rfc", -EINVAL },
 	{ "RFC", -EINVAL },
 	{ "on", -EINVAL },
+	{ "Linux", -EINVAL },
+	{ "linux6.12", -EINVAL },
 	{ "mix\nrfc", -EINVAL },
 	{ overlong, -EINVAL },
 };
@@ -549,15 +751,17 @@ static struct kunit_case roce_entropy_hash_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_cm_golden, cm_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_qpn_golden, qpn_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_ud_golden, ud_gen_params),
-	KUNIT_CASE_PARAM(roce_entropy_cm_symmetric, policy_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_cm_symmetric, product_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_qpn_symmetric, policy_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_qpn_24_bits, policy_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_ranges, policy_gen_params),
-	KUNIT_CASE_PARAM(roce_entropy_zero_inputs, policy_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_zero_inputs, product_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_app_flow_label_wins, policy_gen_params),
-	KUNIT_CASE_PARAM(roce_entropy_ud_multicast, policy_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_ud_multicast, product_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_ud_gsi, policy_gen_params),
 	KUNIT_CASE(roce_entropy_off_generates_nothing),
 	KUNIT_CASE(roce_entropy_rfc_matches_6_12),
+	KUNIT_CASE(roce_entropy_linux_matches_6_12),
 	KUNIT_CASE(roce_entropy_mix_low_bits),
 	{}
 };
@@ -582,6 +786,21 @@ static struct kunit_suite roce_entropy_driver_suite = {
 	.test_cases = roce_entropy_driver_cases,
 };
 
+static struct kunit_case roce_entropy_port_cases[] = {
+	KUNIT_CASE(roce_entropy_port_bounds),
+	KUNIT_CASE_PARAM(roce_entropy_port_knob, knob_gen_params),
+	KUNIT_CASE(roce_entropy_port_no_state),
+	KUNIT_CASE(roce_entropy_port_reply),
+	{}
+};
+
+static struct kunit_suite roce_entropy_port_suite = {
+	.name = "roce_entropy_port",
+	.init = roce_entropy_port_init,
+	.exit = roce_entropy_port_exit,
+	.test_cases = roce_entropy_port_cases,
+};
+
 static struct kunit_case roce_entropy_policy_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_parse_names, parse_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_names_round_trip, policy_gen_params),
@@ -595,7 +814,7 @@ static struct kunit_suite roce_entropy_policy_suite = {
 };
 
 kunit_test_suites(&roce_entropy_hash_suite, &roce_entropy_driver_suite,
-		  &roce_entropy_policy_suite);
+		  &roce_entropy_port_suite, &roce_entropy_policy_suite);
 
 MODULE_DESCRIPTION("KUnit tests for the RoCE v2 entropy helpers");
 MODULE_LICENSE("GPL");

@@ -19,7 +19,7 @@
  *   CM 0xFFFF * 0xFFFF = 0xFFFE0001; ^ 0xFFFE = 0xFFFEFFFF;
  *      ^ 0x00FFFEFF = 0xFF010100; fl = 0x10100; port 0x0100 ^ 0x4 = 0xC104
  *   QPN 0x12 * 0x12 = 0x144 (nothing above bit 19): fl = 0x144, port 0xC144,
- *      the port FACTS.md measured for ibv_rc_pingpong on stock 6.12
+ *      the port ibv_rc_pingpong was measured on with stock 6.12
  *   QPN 0xFFFFFF^2 = 0xFFFFFE000001; ^ (>> 20 = 0xFFFFFE0) = 0xFFFFF1FFFFE1;
  *      ^ (>> 40 = 0xFF) = 0xFFFFF1FFFF1E; fl = 0xFFF1E;
  *      port 0x3F1E ^ 0x3F = 0x3F21 | 0xC000 = 0xFF21
@@ -33,6 +33,21 @@
  *
  *   CM:   fl = ((dport * sport * 0x61C88647) mod 2^32) >> 12
  *   QPN:  fl = ((lqpn * rqpn * 0x61C8864680B583EB) mod 2^64) >> 44
+ *
+ * The "linux" rows are what Linux 6.12 computed, worked out by hand:
+ *
+ *   CM:   fl = (sport * 31 + dport) & 0xFFFFF   (rdma_cm's, not symmetric)
+ *   QPN:  the RFC's hash (6.12's rdma_calc_flow_label())
+ *   UD:   nothing per send: the address's flow label or none
+ *
+ * for instance:
+ *   CM 0xC001 * 31 = 49153 * 31 = 1523743; + 0x4791 (18321) = 1542064
+ *      = 0x1787B0; fl = 0x787B0; port 0x07B0 ^ (0x78000 >> 14 = 0x1E)
+ *      = 0x07AE | 0xC000 = 0xC7AE
+ *   CM the other way round: 18321 * 31 + 49153 = 617104 = 0x96A90;
+ *      port 0x2A90 ^ 0x25 = 0xEAB5: the two ends would differ
+ *   CM 0xFFFF * 31 + 0xFFFF = 0x1FFFE0; fl = 0xFFFE0; port 0x3FE0 ^ 0x3F
+ *      = 0xFFDF
  *
  * An application's flow label (app_fl, 0 when unset) wins under every
  * policy, "off" included; "off" otherwise gives flow label 0, port 0xC000.
@@ -66,6 +81,12 @@ struct roce_entropy_cm_vector {
 };
 
 static const struct roce_entropy_cm_vector roce_entropy_cm_vectors[] = {
+	{ "linux", 0x0000, 0x12b7, 0x012b7, 0xd2b7 },
+	{ "linux", 0x0001, 0x0001, 0x00020, 0xc020 },
+	{ "linux", 0xc001, 0x4791, 0x787b0, 0xc7ae },
+	{ "linux", 0x4791, 0xc001, 0x96a90, 0xeab5 },
+	{ "linux", 0xffff, 0xffff, 0xfffe0, 0xffdf },
+	{ "linux", 0x1c06, 0xd43f, 0x438f9, 0xf8e9 },
 	{ "off", 0x0001, 0x0001, 0x00000, 0xc000 },
 	{ "off", 0xc001, 0x4791, 0x00000, 0xc000 },
 	{ "rfc", 0x0000, 0x12b7, 0x00000, 0xc000 },
@@ -99,6 +120,11 @@ struct roce_entropy_qpn_vector {
 };
 
 static const struct roce_entropy_qpn_vector roce_entropy_qpn_vectors[] = {
+	{ "linux", 0x000000, 0x000011, 0x00000, 0x00000, 0xc000 },
+	{ "linux", 0x000012, 0x000012, 0x00000, 0x00144, 0xc144 },
+	{ "linux", 0x000011, 0x000012, 0x00000, 0x00132, 0xc132 },
+	{ "linux", 0x123456, 0x654321, 0x00000, 0xa77ae, 0xf787 },
+	{ "linux", 0x000012, 0x000012, 0x12345, 0x12345, 0xe341 },
 	{ "off", 0x000012, 0x000012, 0x00000, 0x00000, 0xc000 },
 	{ "off", 0x123456, 0x654321, 0x00000, 0x00000, 0xc000 },
 	{ "off", 0x000012, 0x000012, 0xabcde, 0xabcde, 0xfcf4 },
@@ -121,6 +147,9 @@ static const struct roce_entropy_qpn_vector roce_entropy_qpn_vectors[] = {
 };
 
 static const struct roce_entropy_qpn_vector roce_entropy_ud_vectors[] = {
+	{ "linux", 0x000011, 0x000012, 0x00000, 0x00000, 0xc000 },
+	{ "linux", 0x000012, 0xffffff, 0x00000, 0x00000, 0xc000 },
+	{ "linux", 0x000012, 0xffffff, 0xabcde, 0xabcde, 0xfcf4 },
 	{ "off", 0x000012, 0xffffff, 0x00000, 0x00000, 0xc000 },
 	{ "off", 0x000012, 0xffffff, 0x12345, 0x12345, 0xe341 },
 	{ "rfc", 0x000011, 0x000012, 0x00000, 0x00132, 0xc132 },
@@ -131,6 +160,7 @@ static const struct roce_entropy_qpn_vector roce_entropy_ud_vectors[] = {
 	{ "mix", 0x000012, 0xffffff, 0x00000, 0xe0197, 0xc1af },
 	{ "mix", 0xc0ffee, 0xffffff, 0x00000, 0x5b0d9, 0xf0cf },
 	/* QP1: the AH's flow label or none, under every policy */
+	{ "linux", 0x000001, 0x000001, 0x12345, 0x12345, 0xe341 },
 	{ "rfc", 0x000001, 0x000001, 0x00000, 0x00000, 0xc000 },
 	{ "mix", 0x000001, 0x000001, 0x00000, 0x00000, 0xc000 },
 	{ "rfc", 0x000001, 0x000012, 0x00000, 0x00000, 0xc000 },

@@ -5,6 +5,17 @@
  * roce_entropy.rst).  What can be decided once is decided when a QP gets
  * its address or an AH is created; a UD send without a flow label costs a
  * multiply and a fold.
+ *
+ * Under "linux" rxe does what 6.12's rxe did: connected QPs use the port of
+ * rdma_get_udp_sport(), UD QPs one port per QP for every destination (set
+ * when the QP is created, 0xC000 + hash_32(qpn, 14)), the IPv6 header has
+ * flow label 0, and routes are looked up without the UDP ports.
+ *
+ * A user QP's send queue is mapped into its process: the WQE of a UD send,
+ * and the address vector in it when the send names no AH, can change while
+ * rxe reads them.  The only value read here from that memory is the AV's
+ * flow label, once, and it is masked to 20 bits.  The QP and port numbers
+ * are the QP's own, the destination QPN is the one in the BTH already built.
  */
 
 #include <rdma/roce_entropy.h>
@@ -15,11 +26,15 @@
 /* RC and UC: the address set by modify_qp fixes port and flow label. */
 void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
 {
-	qp->flow_label = rdma_entropy_path(rdma_port_entropy(qp->ibqp.device,
-							     attr->port_num),
-					   attr->grh.flow_label, qp_num(qp),
-					   qp->attr.dest_qp_num,
-					   RXE_ROCE_V2_SPORT, &qp->src_port);
+	enum rdma_entropy_policy policy;
+	u32 fl;
+
+	policy = rdma_port_entropy(qp->ibqp.device, qp->attr.port_num);
+	fl = rdma_entropy_path(policy, attr->grh.flow_label, qp_num(qp),
+			       qp->attr.dest_qp_num, RXE_ROCE_V2_SPORT,
+			       &qp->src_port);
+	qp->flow_label = policy == RDMA_ENTROPY_LINUX ? 0 : fl;
+	qp->entropy = policy;
 }
 
 /* UD: an AH keeps the policy in force when it was created. */
@@ -28,38 +43,56 @@ void rxe_ah_set_entropy(struct rxe_ah *ah, struct rdma_ah_attr *attr)
 	ah->entropy = rdma_port_entropy(ah->ibah.device, attr->port_num);
 }
 
+/*
+ * rxe_get_av() took @av from the AH that the send names by number or, for an
+ * old provider's send, from the WQE itself.  Tell which by its address: the
+ * WQE's ah_num is not read again, user space may have changed it since.
+ */
+static struct rxe_ah *rxe_pkt_ah(struct rxe_pkt_info *pkt, struct rxe_av *av)
+{
+	if (av == &pkt->wqe->wr.wr.ud.av)
+		return NULL;
+
+	return container_of(av, struct rxe_ah, av);
+}
+
 /**
  * rxe_pkt_entropy - UDP source port and flow label of an outgoing packet
- * @pkt: the packet; pkt->wqe is set for UD requests
- * @av: its address vector
+ * @pkt: the packet, its BTH built; pkt->wqe is set for UD requests
+ * @av: its address vector, from rxe_get_av()
  * @sport: set to the UDP source port
+ * @route_sport: set to the UDP source port the route lookup sees: @sport, or
+ *               0 under "linux"
  *
  * Return: the flow label, for the IPv6 header.
  */
-u32 rxe_pkt_entropy(struct rxe_pkt_info *pkt, struct rxe_av *av, u16 *sport)
+u32 rxe_pkt_entropy(struct rxe_pkt_info *pkt, struct rxe_av *av, u16 *sport,
+		    __be16 *route_sport)
 {
 	struct rxe_qp *qp = pkt->qp;
 	enum rdma_entropy_policy policy;
+	struct rxe_ah *ah;
 	u32 fl;
 
 	if (qp_type(qp) == IB_QPT_RC || qp_type(qp) == IB_QPT_UC) {
+		policy = qp->entropy;
 		*sport = qp->src_port;
-		return qp->flow_label;
+		fl = qp->flow_label;
+	} else {
+		ah = rxe_pkt_ah(pkt, av);
+		policy = ah ? ah->entropy :
+			rdma_port_entropy(qp->ibqp.device, qp->attr.port_num);
+		if (policy == RDMA_ENTROPY_LINUX) {
+			*sport = qp->src_port;
+			fl = 0;
+		} else {
+			fl = rdma_entropy_ud_flow_label(policy,
+							READ_ONCE(av->grh.flow_label),
+							qp_num(qp), bth_qpn(pkt));
+			*sport = rdma_entropy_sport(fl, RXE_ROCE_V2_SPORT);
+		}
 	}
-
-	/*
-	 * A send that names its AH by number got @av from that AH (see
-	 * rxe_get_av()); an old provider's send carries the AV itself, with
-	 * no AH to remember a policy, and follows the port's current one.
-	 */
-	if (pkt->wqe->wr.wr.ud.ah_num)
-		policy = container_of(av, struct rxe_ah, av)->entropy;
-	else
-		policy = rdma_port_entropy(qp->ibqp.device, av->port_num);
-
-	fl = rdma_entropy_ud_flow_label(policy, av->grh.flow_label, qp_num(qp),
-					pkt->wqe->wr.wr.ud.remote_qpn);
-	*sport = rdma_entropy_sport(fl, RXE_ROCE_V2_SPORT);
+	*route_sport = policy == RDMA_ENTROPY_LINUX ? 0 : htons(*sport);
 
 	return fl;
 }
