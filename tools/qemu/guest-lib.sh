@@ -26,6 +26,8 @@ wait_for() {
 	done
 }
 
+# vm_load_stack [PARAM...]: the RDMA stack, ours unless rte_stock=1; PARAMs
+# go to our ib_core (roce_entropy=...).
 vm_load_stack() {
 	local m
 
@@ -34,7 +36,8 @@ vm_load_stack() {
 	if [ "$rte_stock" = 1 ]; then
 		step modprobe -d "$rte_modroot" -a $RDMA_MODULES || return 1
 	else
-		for m in $RDMA_MODULES; do
+		step insmod "$rte_modules/ib_core.ko" "$@" || return 1
+		for m in ${RDMA_MODULES#ib_core }; do
 			step insmod "$rte_modules/$m.ko" || return 1
 		done
 	fi

@@ -11,6 +11,8 @@ check "KUnit suite roce_entropy passed in the VM" \
 	grep -qx 'ok [0-9]* roce_entropy' "$rte_out/kunit-module.ktap"
 check "KUnit suite roce_entropy_driver passed in the VM" \
 	grep -qx 'ok [0-9]* roce_entropy_driver' "$rte_out/kunit-module.ktap"
+check "KUnit suite roce_entropy_port passed in the VM" \
+	grep -qx 'ok [0-9]* roce_entropy_port' "$rte_out/kunit-module.ktap"
 check "KUnit suite roce_entropy_policy passed in the VM" \
 	grep -qx 'ok [0-9]* roce_entropy_policy' "$rte_out/kunit-module.ktap"
 check "no KUnit case failed in the VM" \
