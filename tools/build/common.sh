@@ -97,8 +97,8 @@ ksrc_init() {
 	KBUILD=$CACHE/kernel-$KVER-$key
 	[ "${RTE_DEBUG:-0}" != 1 ] || KBUILD=$CACHE/kernel-$KVER-debug-$key
 	MODROOT=$KBUILD/modroot
-	# git repository of the pristine source, tag "base" (patchset.sh)
-	GITBASE=$CACHE/git-base-$KVER
+	# git repository of the pristine $TREE_DIRS, tag "base" (patchset.sh)
+	GITBASE=$CACHE/git-tree-$KVER
 }
 
 # Kernel directories the series touches; the build copies only these.

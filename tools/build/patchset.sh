@@ -7,9 +7,9 @@
 # the patch's From:, Subject: and description as author and message.
 #
 # The commits are made, with fixed dates, on the branch "roce-entropy" of a
-# git repository of the pristine source that is made once in the cache
-# ($GITBASE: a hard-linked copy of $KSRC, one commit, tag "base"), through
-# a temporary index: no working tree is written.
+# git repository of the pristine directories the series touches, made once
+# in the cache ($GITBASE: one commit, tag "base"), through a temporary
+# index: no working tree is written.
 . "$(dirname "$0")/common.sh"
 
 DATE=${PATCHSET_DATE:-2026-11-23T00:00:00+0000}
@@ -73,21 +73,25 @@ done
 ksrc_init
 command -v git >/dev/null || die "git is missing: run 'make deps'"
 
-# The pristine source as a git repository, once per kernel version.
+# The pristine source of the directories the series touches ($TREE_DIRS) as
+# a git repository, once per kernel version: a few seconds.  Its blobs are
+# the kernel's, so the patches are those of a whole-tree repository.
 if ! git -C "$GITBASE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 	tmp=$GITBASE.tmp
-	say "patchset: committing pristine Linux $KVER to $GITBASE (once, a few minutes)"
+	say "patchset: committing pristine Linux $KVER's $TREE_DIRS to $GITBASE (once)"
 	rm -rf "$tmp" "$GITBASE"
-	cp -al "$KSRC" "$tmp"
-	rm -rf "$tmp/.git" "$tmp/.extracted"
+	mkdir -p "$tmp"
+	for d in $TREE_DIRS; do
+		mkdir -p "$tmp/$(dirname "$d")"
+		cp -a "$KSRC/$d" "$tmp/$d"
+	done
 	git -C "$tmp" init -q
 	git -C "$tmp" config gc.auto 0
 	git -C "$tmp" config maintenance.auto false
-	git -C "$tmp" config core.looseCompression 1
-	nice -n 19 git -C "$tmp" add -f -A
+	git -C "$tmp" add -f -A
 	GIT_AUTHOR_NAME=$GIT_COMMITTER_NAME GIT_AUTHOR_EMAIL=$GIT_COMMITTER_EMAIL \
 		GIT_AUTHOR_DATE=$DATE git -C "$tmp" commit -q \
-		-m "Linux $KVER, as extracted from $KSRC"
+		-m "Linux $KVER's $TREE_DIRS, as extracted from $KSRC"
 	git -C "$tmp" tag base
 	mv "$tmp" "$GITBASE"
 fi

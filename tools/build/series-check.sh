@@ -1,0 +1,282 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make series-check: the series as a maintainer takes it, one patch at a
+# time on pristine 6.12, with its results in KTAP on stdout (progress on
+# stderr).  For each patch of build/patchset/ (make patchset):
+#   - git am, on a worktree of the pristine directories the series touches;
+#   - a W=1 and sparse (C=1) build of drivers/infiniband against the test
+#     kernel, out of tree as `make modules` builds it: every module built,
+#     every C file of the series checked by sparse, no warning in a file of
+#     the series that the same file lacks in pristine 6.12 (compared without
+#     line numbers: 6.12 has W=1 and sparse warnings of its own), no symbol
+#     left undefined;
+#   - scripts/checkpatch.pl --strict;
+#   - scripts/get_maintainer.pl: linux-rdma for every file the patch adds
+#     (checkpatch's FILE_PATH_CHANGES, "does MAINTAINERS need updating?",
+#     fires for every new file; this checks that it does not).
+# Then the patched Kconfig takes the test kernel's configuration with the
+# series' KUnit option, and the modules of the last step are copied to
+# build/modules: `make check` tests what this built.
+#
+# The worktree and its objects stay in the cache; a file whose content is
+# what the last build saw keeps that build's timestamp, so a rerun rebuilds
+# only what differs.  A run whose inputs (the patches, the kernel's
+# configuration, gcc, sparse, this script) are those of the last passing run
+# reports that run's results, says so, and copies its modules.
+. "$(dirname "$0")/common.sh"
+
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export GIT_COMMITTER_NAME="RoCE entropy maintainers"
+export GIT_COMMITTER_EMAIL=roce-entropy@localhost
+# checkpatch's spdxcheck.py needs Debian's python3 (python3-ply, python3-git).
+export PATH=/usr/bin:$PATH
+
+MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib
+	roce_entropy_test"
+KUNIT_OPT=INFINIBAND_ROCE_ENTROPY_KUNIT_TEST
+
+ksrc_init
+[ -f "$KBUILD/.built-ok" ] || die "no test kernel in $KBUILD: run 'make kernel' first"
+command -v sparse >/dev/null || die "sparse is missing: run 'make deps'"
+"$REPO/tools/build/patchset.sh" >&2 || die "make patchset failed"
+. "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
+
+PSET=$BUILD/patchset
+mapfile -t patches < <(find "$PSET" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+	! -name '0000-cover-letter.patch' | sort)
+[ ${#patches[@]} -gt 0 ] || die "no patches in $PSET"
+
+SC=$CACHE/series-${KBUILD##*/kernel-}
+WT=$SC/src
+LOGS=$BUILD/series-check
+mkdir -p "$SC" "$LOGS"
+exec 9> "$SC/lock"
+flock -n 9 || die "another series check is using $SC"
+
+tools_key="gcc $(gcc -dumpfullversion), $(sparse --version)"
+key=$( (cat "${patches[@]}" "$KBUILD/.config" "$0" "$REPO/tools/build/common.sh"
+	echo "$tools_key") | sha256sum | cut -c1-16)
+if [ "$(cat "$SC/passed" 2>/dev/null)" = "$key" ] && [ -f "$SC/ktap" ] &&
+	[ -f "$SC/modules/ib_core.ko" ]; then
+	say "series check: inputs unchanged since the run of $(date -r "$SC/passed" '+%F %T'): its results" >&2
+	cat "$SC/ktap"
+	echo "# series check: results of $(date -r "$SC/passed" '+%F %T'), inputs unchanged (key $key)"
+	rm -rf "$MODBUILD/modules"
+	cp -a "$SC/modules" "$MODBUILD/modules"
+	exit 0
+fi
+rm -f "$SC/passed"
+
+# The files the series touches or adds.
+series=$(sed -n 's|^+++ b/||p' "${patches[@]}" | sort -u)
+
+# reset_tree: $WT at the tag base; the objects of the last build stay.
+reset_tree() {
+	if [ ! -f "$WT/.git" ]; then
+		rm -rf "$WT"
+		git -C "$GITBASE" worktree prune
+		git -C "$GITBASE" worktree add -q --detach "$WT" base
+	else
+		git -C "$WT" am --abort >/dev/null 2>&1 || true
+		git -C "$WT" checkout -q -f --detach base
+	fi
+	[ -z "$(git -C "$WT" status --porcelain --untracked-files=no)" ] ||
+		die "$WT is not pristine after the reset"
+}
+
+# build LOG: W=1 C=1 build of drivers/infiniband; the KUnit option once the
+# tree has it.
+build() {
+	local kunit=
+
+	grep -qx "config $KUNIT_OPT" "$WT/drivers/infiniband/Kconfig" &&
+		kunit=CONFIG_$KUNIT_OPT=m
+	make -C "$KBUILD" M="$WT/drivers/infiniband" -j"$JOBS" \
+		NOSTDINC_FLAGS="-nostdinc -I$WT/include" $kunit \
+		W=1 C=1 KBUILD_MODPOST_WARN=1 modules >> "$1" 2>&1
+}
+
+# warnings LOG: "file: warning: message" for every file, without line
+# numbers; a header's warning once (every file that includes it repeats it).
+warnings() {
+	sed -E -n "s#^($WT/)?([^ :]+):[0-9]+:([0-9]+:)? ?((warning|error): .*)#\\2: \\4#p" "$1" |
+		awk -F': ' '$1 !~ /\.h$/ || !seen[$0]++' | sort
+}
+
+# series_only: the lines of stdin about a file of the series.
+series_only() {
+	# shellcheck disable=SC2086
+	awk -F': ' 'NR == FNR { s[$0] = 1; next } ($1 in s)' <(printf '%s\n' $series) -
+}
+
+# record_state / restore_state: the content and timestamp of the series'
+# headers and build files at the last build; one whose content is the same
+# again gets that timestamp back, so that nothing is rebuilt for it.
+record_state() {
+	local f
+
+	for f in $series; do
+		[ -f "$WT/$f" ] || continue
+		echo "$f $(git -C "$WT" hash-object -- "$f") $(stat -c %Y "$WT/$f")"
+	done > "$SC/state"
+}
+restore_state() {
+	local f sha mt
+
+	[ -f "$SC/state" ] || return 0
+	while read -r f sha mt; do
+		case $f in *.c) continue ;; esac
+		[ -f "$WT/$f" ] || continue
+		[ "$(git -C "$WT" hash-object -- "$f")" = "$sha" ] || continue
+		touch -m -d "@$mt" "$WT/$f"
+	done < "$SC/state"
+}
+
+# ktap_rc RC DESCRIPTION: one KTAP result, "ok" when RC is 0.
+ktap_rc() {
+	if [ "$1" = 0 ]; then ktap_test_pass "$2"; else ktap_test_fail "$2"; fi
+}
+
+# checks_of PATCH: how many results one patch gives.
+checks_of() {
+	if grep -q '^new file mode' "$1"; then echo 4; else echo 3; fi
+}
+
+plan=1
+for p in "${patches[@]}"; do
+	plan=$((plan + $(checks_of "$p")))
+done
+
+{
+ktap_print_header
+ktap_set_plan "$plan"
+reset_tree
+
+base_key=$(echo "$tools_key $(sha256sum < "$KBUILD/.config")" | sha256sum | cut -c1-16)
+if [ "$(cat "$SC/base.key" 2>/dev/null)" != "$base_key" ]; then
+	say "series check: W=1 C=1 build of pristine $KVER drivers/infiniband (once)" >&2
+	: > "$LOGS/base.log"
+	build "$LOGS/base.log" || { tail -n 30 "$LOGS/base.log" >&2; die "pristine $KVER does not build"; }
+	record_state
+	warnings "$LOGS/base.log" > "$SC/base.warnings"
+	echo "$base_key" > "$SC/base.key"
+fi
+
+applied=1
+for p in "${patches[@]}"; do
+	name=$(basename "$p" .patch)
+	log=$LOGS/${name%%-*}.log
+	: > "$log"
+	if [ $applied = 0 ]; then
+		for i in $(seq "$(checks_of "$p")"); do
+			ktap_test_fail "$name: not tried, an earlier patch did not apply"
+		done
+		continue
+	fi
+	if ! git -C "$WT" am -q "$p" >> "$log" 2>&1; then
+		grep -E '^(error|fatal):' "$log" | sed 's/^/# /' || true
+		git -C "$WT" am --abort >/dev/null 2>&1 || true
+		ktap_test_fail "$name: git am on Linux $KVER with the patches before it"
+		applied=0
+		for i in $(seq $(($(checks_of "$p") - 1))); do
+			ktap_test_fail "$name: not tried, it does not apply"
+		done
+		continue
+	fi
+	ktap_test_pass "$name: git am on Linux $KVER with the patches before it"
+
+	# sparse checks what is compiled: the series' C files again; and the
+	# object of one that this step lacks must not be used stale.
+	restore_state
+	for f in $series; do
+		case $f in *.c) ;; *) continue ;; esac
+		if [ -f "$WT/$f" ]; then
+			touch "$WT/$f"
+		else
+			rm -f "$WT/${f%.c}.o" "$WT/$(dirname "$f")/.$(basename "${f%.c}").o.cmd"
+		fi
+	done
+	say "series check: $name: W=1 C=1 build (log $log)" >&2
+	bad=
+	if ! build "$log"; then
+		grep -m 20 -E 'error|Error|No rule|No such file' "$log" | sed 's/^/# /' || true
+		bad=" the build failed (log $log);"
+	else
+		record_state
+		for m in $MODULES; do
+			[ "$m" != roce_entropy_test ] ||
+				grep -qx "config $KUNIT_OPT" "$WT/drivers/infiniband/Kconfig" || continue
+			[ -n "$(find "$WT/drivers/infiniband" -name "$m.ko")" ] ||
+				bad="$bad $m.ko was not built;"
+		done
+		for f in $series; do
+			case $f in *.c) ;; *) continue ;; esac
+			[ -f "$WT/$f" ] || continue
+			grep -qE "^  CHECK +($WT/)?$f\$" "$log" || bad="$bad sparse did not check $f;"
+		done
+		new=$(comm -23 <(warnings "$log" | series_only) <(series_only < "$SC/base.warnings"))
+		[ -z "$new" ] || { echo "$new" | sed 's/^/# /'; bad="$bad new warnings (above);"; }
+		undef=$(grep -E '^(WARNING|ERROR): modpost: .* undefined!$' "$log" || true)
+		[ -z "$undef" ] || { echo "$undef" | sed 's/^/# /'; bad="$bad undefined symbols (above);"; }
+	fi
+	ktap_rc "$([ -z "$bad" ]; echo $?)" \
+		"$name: W=1 C=1 build, no new warnings in the series' files, no undefined symbol${bad:+:$bad}"
+
+	out=$(cd "$KSRC" && scripts/checkpatch.pl --strict --quiet \
+		--ignore FILE_PATH_CHANGES "$p" 2>&1) && rc=0 || rc=$?
+	[ -z "$out" ] || echo "$out" | sed 's/^/# /'
+	ktap_rc "$([ "$rc" = 0 ] && [ -z "$out" ]; echo $?)" "$name: checkpatch --strict"
+
+	if grep -q '^new file mode' "$p"; then
+		bad=
+		for f in $(git -C "$WT" diff --name-only --diff-filter=A HEAD~1 HEAD); do
+			out=$(cd "$KSRC" && printf -- '--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+\n' "$f" |
+				scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats 2>/dev/null) || true
+			grep -qx 'linux-rdma@vger.kernel.org' <<< "$out" || bad="$bad $f"
+		done
+		ktap_rc "$([ -z "$bad" ]; echo $?)" \
+			"$name: get_maintainer.pl: linux-rdma for its new files${bad:+; not:$bad}"
+	fi
+done
+
+# The patched Kconfig, in a hard-linked copy of the kernel source kept in
+# the cache (its Kconfig replaced, never written through).
+kconfig_ok() {
+	local kt=$SC/ktree
+
+	if [ ! -f "$kt/.linked" ]; then
+		rm -rf "$kt"
+		cp -al "$KSRC" "$kt"
+		touch "$kt/.linked"
+	fi
+	rm -f "$kt/drivers/infiniband/Kconfig"
+	cp "$WT/drivers/infiniband/Kconfig" "$kt/drivers/infiniband/Kconfig"
+	mkdir -p "$SC/kconfig-out"
+	cp "$KBUILD/.config" "$SC/kconfig-out/.config"
+	echo "CONFIG_$KUNIT_OPT=m" >> "$SC/kconfig-out/.config"
+	make -s -C "$kt" O="$SC/kconfig-out" olddefconfig > "$LOGS/kconfig.log" 2>&1 &&
+		grep -qx "CONFIG_$KUNIT_OPT=m" "$SC/kconfig-out/.config"
+}
+if [ $applied = 1 ]; then
+	kconfig_ok && rc=0 || rc=1
+	ktap_rc $rc "the patched Kconfig takes the test configuration and CONFIG_$KUNIT_OPT=m"
+else
+	ktap_test_fail "the patched Kconfig: not tried, a patch did not apply"
+fi
+ktap_print_totals
+} | tee "$SC/ktap.tmp"
+
+[ "${PIPESTATUS[0]}" = 0 ] || exit 1
+grep -q '^not ok' "$SC/ktap.tmp" && exit 1
+
+rm -rf "$SC/modules" "$MODBUILD/modules"
+mkdir -p "$SC/modules"
+for m in $MODULES; do
+	ko=$(find "$WT/drivers/infiniband" -name "$m.ko" | head -n 1)
+	[ -n "$ko" ] || die "$m.ko was not built"
+	cp "$ko" "$SC/modules/"
+done
+cp -a "$SC/modules" "$MODBUILD/modules"
+mv "$SC/ktap.tmp" "$SC/ktap"
+echo "$key" > "$SC/passed"
+say "series check: passed; the modules are in $MODBUILD/modules" >&2
