@@ -20,7 +20,7 @@ build() {
 mkdir -p "$BUILD/bin"
 build "$BUILD/tools"
 cp "$BUILD/tools/roce-entropy" "$BUILD/tools/roce-ping" "$BUILD/tools/roce-qps" \
-	"$BUILD/tools/roce_entropy_bench" "$BUILD/bin/"
+	"$BUILD/tools/roce_entropy_bench" "$BUILD/tools/rxe-wqe-av/rxe-wqe-av" "$BUILD/bin/"
 say "tools: $BUILD/bin/roce-entropy"
 
 if [ "${1:-}" = test ]; then

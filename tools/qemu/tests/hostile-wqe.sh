@@ -26,7 +26,7 @@
 . "$rte_repo/tools/qemu/guest-lib.sh"
 . "$rte_repo/tools/qemu/tests/wire-lib.sh"
 
-WQE_AV=${RTE_WQE_AV:-$rte_repo/build/h1-tools/rxe-wqe-av/rxe-wqe-av}
+WQE_AV=${RTE_WQE_AV:-$rte_repo/build/bin/rxe-wqe-av}
 POLICIES=${RTE_HOSTILE_POLICIES:-rfc,off}
 POLICIES=${POLICIES//,/ }
 # The hostile av.port_num values; 1 would be the valid one.
