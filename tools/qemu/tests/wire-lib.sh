@@ -59,26 +59,49 @@ fields() {
 	' "$CAP.txt"
 }
 
-# judge_capture POLICY CM|QPN [FL [N]]: roce-entropy pcap judges $CAP: N
-# connections (default 1) with packets both ways, every packet of each (CM
-# MADs included) on the UDP source port, and over IPv6 with the flow label,
-# that POLICY predicts from its CM ports (CM) or QPNs (QPN) in the capture;
-# FL is the application's flow label, if any.
-judge_capture() {
-	local policy=$1 by=$2 json
+# jq definitions: show, what roce-entropy pcap found for one connection:
+# its CM MADs by kind each way, its ports (CM MADs and data apart), flow
+# labels, and what the policy predicted for each kind of packet (a one-port
+# policy predicts the same for all three).
+JQ_SHOW='
+def msgs(d): ["REQ", "MRA", "REJ", "REP", "RTU", "DREQ", "DREP", "SIDR_REQ", "SIDR_REP"] as $o |
+	d.cm_messages | to_entries | sort_by(.key as $k | $o | index($k) // 99) |
+	map("\(.key) \(.value)") | join(" ");
+def port(e): if e == null then "-" else "\(e.udp_sport)" end;
+def show:
+	"  \(.transport) \(.src) -> \(.dst): QPNs \(.qpns), CM ports \(.cm_ports // "none"), \(.cm_mads) CM MADs (-> \(msgs(.forward)), <- \(msgs(.reverse)))",
+	"  -> \(.forward.packets) packets, CM on \(.forward.cm_udp_sports), data on \(.forward.data_udp_sports); <- \(.reverse.packets), CM on \(.reverse.cm_udp_sports), data on \(.reverse.data_udp_sports)",
+	"  predicted: CM \(port(.expected_cm)), data -> \(port(.forward.expected_data)), <- \(port(.reverse.expected_data)); \(.mismatched) packets off, \(.unpredicted) unpredicted",
+	(select(.flow_labels != []) | "  IPv6 flow labels \(.flow_labels), predicted \((.expected_cm // .forward.expected_data // .reverse.expected_data).flow_label)");
+'
 
-	json=$("$TOOL" pcap "$CAP" --policy "$policy" ${3:+--flow-label "$3"} --json)
-	echo "$json" | jq -r '.connections[] |
-		"  \(.transport) \(.src) -> \(.dst): QPNs \(.qpns), CM ports \(.cm_ports // "none"), \(.cm_mads) CM MADs",
-		"  \(.forward.packets) packets -> on UDP source ports \(.forward.udp_sports), \(.reverse.packets) <- on \(.reverse.udp_sports); expected \(.expected_udp_sport)",
-		(select(.expected_flow_label != null) | "  IPv6 flow labels \(.flow_labels), expected \(.expected_flow_label)")'
-	echo "$json" | jq -e --arg by "$by" --argjson n "${4:-1}" '.inconsistent == 0 and
-		(.connections | length) == $n and
-		all(.connections[]; .forward.packets > 0 and .reverse.packets > 0 and
-		    .expected_udp_sport != null and
-		    (if $by == "CM" then .cm_ports != null and .cm_mads >= 2
-		     else (.qpns | length) == 2 end))' > /dev/null
-}
+# More jq: judge($key; $what; $n; $note; $c), the lines that say what
+# the connections $c (a list, from roce-entropy pcap --json) are and, last,
+# "verdict true" or "verdict false", each line after "$key<TAB>".  True when
+# they are $n connections of kind $what, each with packets both ways, every
+# packet predicted and on its prediction:
+#   cm      rdma_cm: its CM ports, CM MADs and data both ways;
+#   qpn     no CM: both QPNs, no CM MAD;
+#   reject  a REQ and the REJ that answers it, and nothing else.
+# $note, if not "", names a "#" line that says whether the DREQs crossed.
+JQ_JUDGE='
+def judge($key; $what; $n; $note; $c):
+	(($c[] | show),
+	 (select($note != "" and ($c | length) == 1) | $c[0] |
+		[.forward.cm_messages.DREQ // 0, .reverse.cm_messages.DREQ // 0] as $d |
+		if $d[0] > 0 and $d[1] > 0 then "# \($note): the DREQs crossed"
+		else "# \($note): the DREQs did not cross this time (-> and <-: \($d[0]) \($d[1]))" end),
+	 "verdict \(($c | length) == $n and
+		all($c[]; .consistent and .unpredicted == 0 and .mismatched == 0 and
+		    .forward.packets > 0 and .reverse.packets > 0 and
+		    if $what == "cm" then
+			.cm_ports != null and .cm_mads >= 2 and
+			.forward.data_packets > 0 and .reverse.data_packets > 0
+		    elif $what == "qpn" then (.qpns | length) == 2 and .cm_mads == 0
+		    else .cm_ports != null and .cm_mads == .packets and
+			.forward.cm_messages.REQ > 0 and .reverse.cm_messages.REJ > 0
+		    end))") | "\($key)\t\(.)";
+'
 
 # perftest 4.5's -R client, even given --source_ip, resolves B from no
 # source address here, which the local table answers: rxeb to itself, off

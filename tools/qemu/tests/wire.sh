@@ -1,241 +1,378 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The entropy on the wire: for each connection type, over IPv4 and IPv6,
-# under each policy set through the knob, every packet of the connection
-# (CM MADs included, both directions) carries the UDP source port, and over
-# IPv6 the flow label, that the policy predicts from the CM ports or QPNs
-# seen in the capture; "roce-entropy pcap" reads the capture and judges
-# (udaddy over IPv4 in parts: see udaddy_v4).  Clients are rdma-core's
-# own, and their exit status is checked; roce-ping, our rdma_cm client,
-# sets an IPv6 flow label of its own, which must win under every policy.
-# perftest's ib_write_bw and ib_send_bw -R run over IPv4 only: perftest
-# 4.5 resolves an rdma_cm server address as IPv4 alone ("Address family for
-# hostname not supported" for fd02::2).
+# The entropy on the wire.  Every connection type, over IPv4 and IPv6, is
+# captured in the router namespace, and "roce-entropy pcap" predicts each
+# of its packets from the CM ports or QPNs in the capture; every packet of
+# every connection, both ways, CM MADs included, must carry the predicted
+# UDP source port and, over IPv6, flow label.  The types:
+#   rping            rdma_cm RC (rdma-core's);
+#   udaddy           rdma_cm UD, SIDR (IPv4 under rfc and mix in parts:
+#                    see udaddy_v4);
+#   rc_pingpong      ibv_rc_pingpong, RC without CM;
+#   ud_pingpong      ibv_ud_pingpong, UD without CM;
+#   app_flow_label   roce-ping with an IPv6 flow label of its own, which
+#                    must win (IPv6 only: rdma_cm takes it from
+#                    sin6_flowinfo);
+#   reject           a roce-ping client to a port nobody listens on: its
+#                    REQ and the CM's REJ;
+#   close_at_once    roce-ping whose two ends disconnect and destroy ID and
+#                    QP at once, without waiting for DISCONNECTED: DREQs
+#                    that may cross and be answered from the CM's "no
+#                    connection" path (whether they crossed is printed);
+#   perftest         ib_write_bw and ib_send_bw -R, two rdma_cm connections
+#                    each (IPv4 only: perftest 4.5 resolves an rdma_cm
+#                    server as IPv4 alone, "Address family for hostname not
+#                    supported" for fd02::2).
+# On our modules the pass runs under each policy set through the knob
+# (RTE_WIRE_POLICIES, default linux,rfc,mix,off); on the kernel's own
+# (STOCK=1: no knob) once, judged as linux, which must be what stock 6.12
+# does: one predictor judges both.  Client exit statuses are checked.
+# Time: one capture per policy holds every type, the IPv4 ones side by
+# side, then the IPv6 ones (dumpcap starts slowly under TCG); roce-entropy
+# reads it once, and each type's connections are found in its verdict by
+# address family, transport and rdma_cm service port.
 . "$rte_repo/tools/qemu/guest-lib.sh"
 . "$rte_repo/tools/qemu/tests/wire-lib.sh"
 
+# The rdma_cm service ports that tell the types apart in a capture (udaddy
+# and rping both use 7174, in the UDP and TCP port spaces).
+RPING_PORT=7174 APP_FL_PORT=7471 CLOSE_PORT=7472 NOBODY_PORT=7999
+# The application's flow label (roce-ping sets sin6_flowinfo; rdma_cm has
+# no such input on IPv4).
+APP_FL=0x5a5a5
+LOGS=$rte_out/wire-logs
+mkdir -p "$LOGS"
+
+# The waits poll every 0.1 s, several at a time: they fork as little as
+# they can (a fork is slow under TCG).
 tcp_listening() {
-	ss -ltn | grep -q ":$1 "
+	[[ $(ss -ltn) == *":$1 "* ]]
 }
 
+# cm_listening PS ADDR PORT: an rdma_cm ID listens there, in port space PS
+# (TCP, UDP).
 cm_listening() {
-	rdma resource show cm_id | grep LISTEN | grep -qF "$1"
+	local re="state LISTEN ps $1 [^"$'\n'"]* src-addr $2:$3 "
+
+	[[ $(rdma resource show cm_id) =~ $re ]]
 }
 
+# ping_listening LOG: the roce-ping server of LOG listens.
+ping_listening() {
+	local line
 
-# run_pair SERVER_READY SERVER_CMD -- CLIENT_CMD: both must exit 0.
+	read -r line < "$1" && [[ $line == "listening on"* ]]
+}
+
+# gone PID: the process has exited.
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+# run_pair NAME READY SERVER_CMD -- CLIENT_CMD: both must exit 0; their
+# output in $LOGS/NAME-server.log and NAME-client.log.
 run_pair() {
-	local ready=$1 spid rc=0 server=() client=()
+	local name=$1 ready=$2 spid rc=0 server=() client=() slog clog
 
-	shift
+	shift 2
 	while [ "$1" != -- ]; do server+=("$1"); shift; done
 	shift
 	client=("$@")
-	"${server[@]}" > /tmp/server.log 2>&1 &
+	slog=$LOGS/$name-server.log clog=$LOGS/$name-client.log
+	"${server[@]}" > "$slog" 2>&1 &
 	spid=$!
-	if ! wait_for 15 $ready; then
+	if ! wait_for 30 $ready; then
 		kill $spid
-		cat /tmp/server.log
+		echo "  $name: the server did not listen:"
+		sed 's/^/    /' "$slog"
 		return 1
 	fi
-	timeout 120 "${client[@]}" > /tmp/client.log 2>&1 || { rc=1; cat /tmp/client.log; }
-	wait_for 20 bash -c "! kill -0 $spid 2>/dev/null" || { kill $spid; rc=1; }
-	wait $spid || { rc=1; cat /tmp/server.log; }
+	timeout 120 "${client[@]}" > "$clog" 2>&1 ||
+		{ rc=1; echo "  $name: the client failed:"; sed 's/^/    /' "$clog"; }
+	wait_for 20 gone $spid || { kill $spid; rc=1; }
+	wait $spid || { rc=1; echo "  $name: the server failed:"; sed 's/^/    /' "$slog"; }
 	return $rc
 }
 
-# conn NAME KIND FAMILY POLICY: run one connection of KIND and check it.
-conn() {
-	local name=$1 kind=$2 fam=$3 policy=$4 sa ca dev_idx_b dev_idx_a
+# run_kind KIND FAMILY NAME: one connection of KIND.
+run_kind() {
+	local kind=$1 fam=$2 name=$3 sa ca ga gb
 
 	if [ "$fam" = 4 ]; then sa=$B4 ca=$A4; else sa=$B6 ca=$A6; fi
-	capture_start "$name"
 	case $kind in
 	rping)
-		run_pair "cm_listening $sa" rping -s -a "$sa" -C 3 -- \
-			rping -c -a "$sa" -I "$ca" -C 3 || { capture_end; return 1; }
+		run_pair "$name" "cm_listening TCP $sa $RPING_PORT" \
+			rping -s -a "$sa" -p $RPING_PORT -C 3 -- \
+			rping -c -a "$sa" -I "$ca" -p $RPING_PORT -C 3
 		;;
 	udaddy)
-		run_pair "cm_listening $sa" udaddy -b "$sa" -C 3 -- \
-			udaddy -s "$sa" -b "$ca" -C 3 || { capture_end; return 1; }
-		;;
-	app_flow_label)
-		run_pair "cm_listening $sa" "$PING" server --bind "$sa" --connections 1 -- \
-			"$PING" client --bind "$ca" --server "$sa" --messages 5 \
-			--flow-label $APP_FL || { capture_end; return 1; }
+		run_pair "$name" "cm_listening UDP $sa 7174" udaddy -b "$sa" -C 3 -- \
+			udaddy -s "$sa" -b "$ca" -C 3
 		;;
 	rc_pingpong|ud_pingpong)
-		dev_idx_b=$(gid_index rxeb "$sa") && dev_idx_a=$(gid_index rxea "$ca") ||
-			{ capture_end; echo "  no RoCE v2 GID"; return 1; }
+		gb=$(gid_index rxeb "$sa") && ga=$(gid_index rxea "$ca") ||
+			{ echo "  $name: no RoCE v2 GID"; return 1; }
 		if [ $kind = rc_pingpong ]; then
-			run_pair "tcp_listening 18515" ibv_rc_pingpong -d rxeb -g "$dev_idx_b" -n 5 -- \
-				ibv_rc_pingpong -d rxea -g "$dev_idx_a" -n 5 "$B4" ||
-				{ capture_end; return 1; }
+			run_pair "$name" "tcp_listening 18515" \
+				ibv_rc_pingpong -d rxeb -g "$gb" -n 5 -p 18515 -- \
+				ibv_rc_pingpong -d rxea -g "$ga" -n 5 -p 18515 "$B4"
 		else
-			run_pair "tcp_listening 18515" ibv_ud_pingpong -d rxeb -g "$dev_idx_b" -n 5 -s 512 -- \
-				ibv_ud_pingpong -d rxea -g "$dev_idx_a" -n 5 -s 512 "$B4" ||
-				{ capture_end; return 1; }
+			run_pair "$name" "tcp_listening 18516" \
+				ibv_ud_pingpong -d rxeb -g "$gb" -n 5 -s 512 -p 18516 -- \
+				ibv_ud_pingpong -d rxea -g "$ga" -n 5 -s 512 -p 18516 "$B4"
 		fi
 		;;
+	app_flow_label)
+		run_pair "$name" "ping_listening $LOGS/$name-server.log" \
+			"$PING" server --bind "$sa" --port $APP_FL_PORT --connections 1 -- \
+			"$PING" client --bind "$ca" --server "$sa" --port $APP_FL_PORT \
+			--messages 5 --flow-label $APP_FL
+		;;
+	close_at_once)
+		run_pair "$name" "ping_listening $LOGS/$name-server.log" \
+			"$PING" server --bind "$sa" --port $CLOSE_PORT --connections 1 \
+			--close-at-once --messages 5 -- \
+			"$PING" client --bind "$ca" --server "$sa" --port $CLOSE_PORT \
+			--messages 5 --close-at-once
+		;;
+	reject)
+		timeout 120 "$PING" client --bind "$ca" --server "$sa" --port $NOBODY_PORT \
+			--expect-reject > "$LOGS/$name-client.log" 2>&1 ||
+			{ echo "  $name: not rejected:"; sed 's/^/    /' "$LOGS/$name-client.log"; return 1; }
+		;;
 	esac
-	capture_end
-	case $kind in
-	rping|udaddy) judge_capture "$policy" CM ;;
-	app_flow_label) judge_capture "$policy" CM $APP_FL ;;
-	*) judge_capture "$policy" QPN ;;
-	esac
-}
-
-# sports SRC mad|data: the UDP source ports of $CAP's packets from SRC that
-# are CM MADs (sent to QP1) or data (to any other QP), one per line.
-sports() {
-	fields ip.src ipv6.src infiniband.bth.destqp udp.srcport |
-		awk -v src="$1" -v what="$2" \
-			'$1 == src && (($2 == "0x000001") == (what == "mad")) { print $3 }'
-}
-
-# udaddy_v4 POLICY: rdma_cm UD over IPv4.  Neither the SIDR REQ nor IPv4
-# carries a flow label, so the passive side derives the connection's from
-# the CM ports itself (patch 0006): the SIDR REQ and REP and the active
-# side's data must be on the predicted port.  udaddy's server replies
-# through an AH that it builds from the work completion, without a flow
-# label over IPv4, so rxe gives the replies the QPN hash's port: a known
-# limitation, printed and not counted, except under off, where both are
-# 0xC000 and the replies are checked too.
-udaddy_v4() {
-	local policy=$1 json want c src what list ports n qpns qpn_sport rc=0
-
-	capture_start "udaddy-v4-$policy"
-	run_pair "cm_listening $B4" udaddy -b "$B4" -C 3 -- \
-		udaddy -s "$B4" -b "$A4" -C 3 || { capture_end; return 1; }
-	capture_stop
-	json=$("$TOOL" pcap "$CAP" --policy "$policy" --json)
-	want=$(echo "$json" | jq -e '.connections | select(length == 1) | .[0] |
-		select(.cm_ports != null and .transport == "UD") | .expected_udp_sport') ||
-		{ echo "  not one rdma_cm UD connection in the capture"; return 1; }
-	echo "$json" | jq -r '.connections[0] |
-		"  \(.src) -> \(.dst): QPNs \(.qpns), CM ports \(.cm_ports), \(.cm_mads) CM MADs; predicted \(.expected_udp_sport)"'
-	for c in "$A4 mad SIDR-REQ" "$B4 mad SIDR-REP" "$A4 data data" "$B4 data replies"; do
-		read -r src what name <<< "$c"
-		list=$(sports "$src" "$what")
-		n=$(echo "$list" | sed '/^$/d' | wc -l)
-		ports=$(echo "$list" | sort -u | tr '\n' ' ')
-		if [ "$name" = replies ] && [ "$policy" != off ]; then
-			qpns=$(echo "$json" | jq -r '.connections[0].qpns | join(" ")')
-			qpn_sport=$(predict --policy "$policy" --qpn $qpns | cut -d' ' -f2)
-			echo "# known limitation, not counted: udaddy IPv4 under $policy:" \
-				"the $n replies from $src on [ $ports], predicted $want;" \
-				"the QPN hash of $qpns gives $qpn_sport (udaddy builds their AH" \
-				"from the work completion: no flow label over IPv4)"
-			continue
-		fi
-		echo "  $name: $n from $src on [ $ports], expected $want"
-		[ "$n" -gt 0 ] && [ "$ports" = "$want " ] || rc=1
-	done
-	return $rc
 }
 
 perftest_listening() {
-	rdma resource show cm_id | grep LISTEN | grep -q ":$1 "
+	local re="state LISTEN [^"$'\n'"]*:$1 "
+
+	[[ $(rdma resource show cm_id) =~ $re ]]
 }
 
-PERFTEST_PORT=18600
+# perftest's rdma_cm ports: ib_write_bw from 18600, ib_send_bw from 18610
+# (the two run side by side; a retry takes the next).
+declare -A PERFTEST_PORT=([write_bw]=18600 [send_bw]=18610)
 
-# perftest TEST POLICY: perftest's ib_TEST -R, rdma_cm RC over IPv4, 50
-# messages of 4 KiB.  It makes two rdma_cm connections, its control channel
-# and its test QP's, each judged as rping's is.  Its client connects the
+# perftest TEST NAME: perftest's ib_TEST -R, rdma_cm RC over IPv4, 50
+# messages of 4 KiB, into the capture running.  Its client connects the
 # test QP as soon as the control channel is up, and a server slower to
 # listen for it (TCG) rejects the REQ (invalid service ID, 8): that race,
-# and only that, is run again with a fresh server and capture, twice at
-# most, and said.
+# and only that, is run again with a fresh server on the next port, twice
+# at most, and said.  The port of the run that completed goes to
+# $LOGS/NAME.port: its two connections are the ones judged.
 perftest() {
-	local test=$1 policy=$2 attempt port spid rc
+	local test=$1 name=$2 attempt port spid rc
 
 	for attempt in 1 2 3; do
-		port=$PERFTEST_PORT PERFTEST_PORT=$((PERFTEST_PORT + 1))
-		capture_start "perftest-$test-$policy"
-		"ib_$test" -d rxeb -R -F -s 4096 -n 50 -p $port > /tmp/server.log 2>&1 &
+		port=$((PERFTEST_PORT[$test] + attempt - 1))
+		"ib_$test" -d rxeb -R -F -s 4096 -n 50 -p $port > "$LOGS/$name-server.log" 2>&1 &
 		spid=$!
 		if ! wait_for 60 perftest_listening $port; then
 			kill $spid
-			capture_end
-			cat /tmp/server.log
+			sed 's/^/    /' "$LOGS/$name-server.log"
 			return 1
 		fi
 		rc=0
 		timeout 120 "ib_$test" -d rxea -R -F -s 4096 -n 50 -p $port \
-			--source_ip "$A4" "$B4" > /tmp/client.log 2>&1 || rc=$?
+			--source_ip "$A4" "$B4" > "$LOGS/$name-client.log" 2>&1 || rc=$?
 		if [ $rc = 0 ]; then
-			wait_for 20 bash -c "! kill -0 $spid 2>/dev/null" || { kill $spid; rc=1; }
-			wait $spid || { rc=1; cat /tmp/server.log; }
-			capture_end
+			wait_for 20 gone $spid || { kill $spid; rc=1; }
+			wait $spid || { rc=1; sed 's/^/    /' "$LOGS/$name-server.log"; }
 			break
 		fi
 		kill $spid 2>/dev/null
 		wait $spid 2>/dev/null
-		capture_end
-		grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' /tmp/client.log &&
-			[ $attempt -lt 3 ] || { cat /tmp/client.log; return 1; }
-		echo "  attempt $attempt: perftest's client reached the server before it listened" \
-			"(REJ, invalid service ID): again"
+		grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "$LOGS/$name-client.log" &&
+			[ $attempt -lt 3 ] || { sed 's/^/    /' "$LOGS/$name-client.log"; return 1; }
+		echo "  perftest ib_$test: attempt $attempt reached the server before it listened" \
+			"(REJ, invalid service ID): again on port $((port + 1))"
 	done
 	[ $rc = 0 ] || return 1
-	grep -E '^ *4096 +50 ' /tmp/client.log | sed 's/^/  perftest: /'
-	judge_capture "$policy" CM "" 2 && return
-	late_dreps
+	echo $port > "$LOGS/$name.port"
+	grep -E '^ *4096 +50 ' "$LOGS/$name-client.log" | sed "s/^/  ib_$test: /"
 }
 
-# late_dreps: $CAP's connections are judged again without the DREPs on the
-# base port.  When both ends disconnect and destroy their rdma_cm IDs at
-# once (perftest's control channel), a DREQ can arrive after the other
-# side's ID is gone; the CM answers it with a DREP addressed from the DREQ
-# alone, with no connection to take a flow label from: over IPv4, the
-# base port (Documentation, "rdma_cm").  Printed, not counted.
-late_dreps() {
-	local late='infiniband.mad.attributeid == 0x0016 && udp.srcport == 49152' n orig=$CAP
+# run_group TAG FAMILY: every type over FAMILY, side by side (over IPv4
+# perftest's two too, with B routed from A meanwhile); each run's output in
+# $LOGS/TAG-vFAMILY-KIND.out, its status in .rc.
+run_group() {
+	local tag=$1 fam=$2 kind pids=() name
 
-	n=$(tshark -r "$CAP" -Y "$late" 2>/dev/null | wc -l)
-	[ "$n" -gt 0 ] || return 1
-	tshark -r "$CAP" -Y "!($late)" -w "$CAP.late.pcapng" 2>/dev/null || return 1
-	CAP=$CAP.late.pcapng
-	echo "  again without the $n DREP(s) on 49152:"
-	judge_capture "$policy" CM "" 2 || { CAP=$orig; return 1; }
-	CAP=$orig
-	echo "# known limitation, not counted: perftest under $policy: $n DREP(s) on 49152," \
-		"answering a DREQ that came after the connection's rdma_cm ID was gone"
+	[ "$fam" = 6 ] || route_b_from_a > /dev/null ||
+		echo "  could not route B from A for perftest"
+	for kind in $(kinds "$fam"); do
+		name=$tag-v$fam-$kind
+		case $kind in
+		write_bw|send_bw)
+			{ perftest $kind "$name"; echo $? > "$LOGS/$name.rc"; } \
+				> "$LOGS/$name.out" 2>&1 &
+			;;
+		*)
+			{ run_kind "$kind" "$fam" "$name"; echo $? > "$LOGS/$name.rc"; } \
+				> "$LOGS/$name.out" 2>&1 &
+			;;
+		esac
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	[ "$fam" = 6 ] || route_b_from_a undo > /dev/null
 }
 
-# The application's flow label (roce-ping sets sin6_flowinfo; rdma_cm has no
-# such input on IPv4).
-APP_FL=0x5a5a5
+# capture_pass TAG POLICY: both families in one capture, IPv4's types
+# first, then IPv6's; the verdict of roce-entropy pcap under POLICY in
+# $CAPS/TAG.pcapng.json.
+capture_pass() {
+	local tag=$1 policy=$2 t0=$SECONDS t4 t6
 
-for policy in rfc mix off; do
-	step set_policy $policy
+	capture_start "$tag"
+	t4=$SECONDS
+	run_group "$tag" 4
+	t6=$SECONDS
+	run_group "$tag" 6
+	capture_end
+	"$TOOL" pcap "$CAP" --policy "$policy" --port-flow-label $APP_FL_PORT:$APP_FL --json \
+		> "$CAP.json" 2> "$CAP.err"
+	echo "# wire.sh $tag: capture $((SECONDS - t0)) s (IPv4 $((t6 - t4)) s, IPv6" \
+		"$((SECONDS - t6)) s with the capture's end and the verdict)"
+	[ -s "$CAP.json" ] || { cat "$CAP.err"; return 1; }
+}
+
+kinds() {
+	echo rping udaddy rc_pingpong ud_pingpong reject close_at_once
+	[ "$1" = 4 ] && echo write_bw send_bw || echo app_flow_label
+}
+
+# select_kind KIND FAMILY NAME: the jq filter of KIND's connections over
+# FAMILY (NAME: its run, for perftest's port).
+select_kind() {
+	if [ "$2" = 6 ]; then
+		echo -n '(.src | contains(":")) and '
+	else
+		echo -n '(.src | contains(":") | not) and '
+	fi
+	case $1 in
+	rping) echo ".transport == \"RC\" and .cm_ports[1] == $RPING_PORT" ;;
+	udaddy) echo '.transport == "UD" and .cm_ports != null' ;;
+	rc_pingpong) echo '.transport == "RC" and .cm_ports == null' ;;
+	ud_pingpong) echo '.transport == "UD" and .cm_ports == null' ;;
+	app_flow_label) echo ".cm_ports[1] == $APP_FL_PORT" ;;
+	close_at_once) echo ".cm_ports[1] == $CLOSE_PORT" ;;
+	reject) echo ".cm_ports[1] == $NOBODY_PORT" ;;
+	write_bw|send_bw) echo ".cm_ports[1] == $(cat "$LOGS/$3.port" 2>/dev/null || echo -1)" ;;
+	esac
+}
+
+# verdicts TAG POLICY: every type's verdict from $CAPS/TAG.pcapng.json in
+# one jq run (jq starts slowly under TCG), each into
+# $LOGS/TAG-vFAMILY-KIND.verdict.
+verdicts() {
+	local tag=$1 policy=$2 fam kind filter what n note calls=
+
 	for fam in 4 6; do
-		for kind in rping udaddy rc_pingpong ud_pingpong app_flow_label; do
-			case $kind/$fam in
-			app_flow_label/4) continue ;;
-			udaddy/4)
-				what="SIDR REQ and REP and the active side's data"
-				[ $policy != off ] || what="$what, and the replies,"
-				check "udaddy IPv4 under $policy: $what on the predicted port" \
-					udaddy_v4 $policy
-				continue
+		for kind in $(kinds $fam); do
+			filter="[.connections[] | select($(select_kind $kind $fam "$tag-v$fam-$kind"))]"
+			what=cm n=1 note=
+			case $kind in
+			rc_pingpong|ud_pingpong) what=qpn ;;
+			reject) what=reject ;;
+			write_bw|send_bw) n=2 ;;
+			close_at_once) note="close_at_once IPv$fam ($tag)" ;;
+			udaddy)
+				if [ $fam = 4 ] && { [ "$policy" = rfc ] || [ "$policy" = mix ]; }; then
+					calls+="${calls:+, }udaddy_v4(\"v$fam-$kind\"; \"$policy\"; $filter)"
+					continue
+				fi
 				;;
 			esac
-			check "$kind IPv$fam under $policy: one port per connection, as predicted" \
-				conn "$kind-v$fam-$policy" $kind $fam $policy
+			calls+="${calls:+, }judge(\"v$fam-$kind\"; \"$what\"; $n; \"$note\"; $filter)"
 		done
 	done
-done
-step route_b_from_a
-for policy in rfc mix off; do
-	step set_policy $policy
-	for test in write_bw send_bw; do
-		check "perftest ib_$test -R IPv4 under $policy: its two connections, one port each, as predicted" \
-			perftest $test $policy
+	rm -f "$LOGS/$tag"-*.verdict
+	jq -r "$JQ_SHOW$JQ_JUDGE$JQ_UDADDY_V4$calls" "$CAPS/$tag.pcapng.json" |
+		while IFS=$'\t' read -r key line; do
+			echo "$line" >> "$LOGS/$tag-$key.verdict"
+		done
+}
+
+# udaddy_v4($key; $policy; $c): rdma_cm UD over IPv4 under rfc or mix, as
+# judge() (wire-lib.sh) says it.  Neither the SIDR REQ nor IPv4 carries a
+# flow label, so the passive side derives the connection's from the CM
+# ports itself (patch 0006): the SIDR REQ and REP and the active side's
+# data must be on the predicted port.  udaddy's server replies through an
+# AH that it builds from the work completion, without a flow label over
+# IPv4, so rxe gives the replies the QPN hash's port: a known limitation,
+# printed and not counted.  (Under off both are 0xC000, and under linux the
+# replies are UD data on the server QP's own port: both are judged like
+# everything else.)
+JQ_UDADDY_V4='
+def udaddy_v4($key; $policy; $c):
+	(if ($c | length) != 1 then "  not one rdma_cm UD connection in the capture", "verdict false"
+	 else $c[0] | .expected_udp_sport as $want | show,
+		"# known limitation, not counted: udaddy IPv4 under \($policy): the \(.reverse.data_packets) replies from \(.dst) on \(.reverse.data_udp_sports), predicted \($want); the QPN hash of \(.qpns) gives \(.predicted[$policy].qpn.udp_sport) (udaddy builds their AH from the work completion: no flow label over IPv4)",
+		"verdict \(.unpredicted == 0 and
+			.forward.cm_messages.SIDR_REQ > 0 and .forward.cm_udp_sports == [$want] and
+			.reverse.cm_messages.SIDR_REP > 0 and .reverse.cm_udp_sports == [$want] and
+			.forward.data_packets > 0 and .forward.data_udp_sports == [$want] and
+			.reverse.data_packets > 0)"
+	 end) | "\($key)\t\(.)";
+'
+
+# judge_kind NAME: the run NAME (TAG-vFAMILY-KIND) exited 0, and its
+# connections are as verdicts() found.
+judge_kind() {
+	local line last=
+
+	while IFS= read -r line; do echo "$line"; done < "$LOGS/$1.out"
+	[ -s "$LOGS/$1.verdict" ] || { echo "  no verdict"; return 1; }
+	while IFS= read -r line; do
+		[ -z "$last" ] || echo "$last"
+		last=$line
+	done < "$LOGS/$1.verdict"
+	[ "$(cat "$LOGS/$1.rc" 2>/dev/null)" = 0 ] && [ "$last" = "verdict true" ]
+}
+
+# pass POLICY: every type over both families under POLICY (stock: the
+# kernel's own modules, judged as linux).
+pass() {
+	local tag=$1 policy=$1 label fam kind what t0
+
+	if [ "$tag" = stock ]; then
+		policy=linux label="on stock 6.12 (judged as linux)"
+	else
+		label="under $policy"
+		check "the knob takes $policy on both devices" set_policy "$policy" || return
+	fi
+	t0=$SECONDS
+	capture_pass "$tag" "$policy" && verdicts "$tag" "$policy" ||
+		echo "  the capture $label could not be judged"
+	for fam in 4 6; do
+		for kind in $(kinds $fam); do
+			case $kind in
+			rping|app_flow_label) what="one rdma_cm RC connection" ;;
+			udaddy) what="one rdma_cm UD connection"
+				[ $fam = 6 ] || [ "$policy" = linux ] || [ "$policy" = off ] ||
+					what="$what (SIDR REQ and REP and the active side's data)" ;;
+			rc_pingpong) what="one RC connection without CM" ;;
+			ud_pingpong) what="one UD conversation without CM" ;;
+			reject) what="the REQ to a port nobody listens on and its REJ" ;;
+			close_at_once) what="one connection closed at once by both ends, every DREP" ;;
+			*) what="ib_$kind -R: its two rdma_cm connections" ;;
+			esac
+			check "$kind IPv$fam $label: $what, every packet as predicted" \
+				judge_kind "$tag-v$fam-$kind"
+		done
 	done
-done
-step route_b_from_a undo
-step set_policy rfc
+	echo "# wire.sh $tag: $((SECONDS - t0)) s in all"
+}
+
+t0=$SECONDS
+if [ "$rte_stock" = 1 ]; then
+	pass stock
+else
+	for policy in $(echo "${RTE_WIRE_POLICIES:-linux,rfc,mix,off}" | tr , ' '); do
+		pass "$policy"
+	done
+	step set_policy linux # the default
+fi
+echo "# wire.sh: $((SECONDS - t0)) s"
 done_testing

@@ -4,7 +4,7 @@
 // The first byte says what the rest of the input is:
 //   0 mod 4   a capture file (pcap or pcapng), read by read_capture()
 //             through a memfd, then grouped by judge_capture() under every
-//             policy;
+//             policy, linux included;
 //   1, 2, 3   one frame for parse_frame(), as Ethernet (VLAN tags
 //             included), Linux cooked (SLL) or Linux cooked v2 (SLL2);
 //             with bit 2 set, the IP and UDP length fields are first made
@@ -59,7 +59,7 @@ void check_packet(const roce::RocePacket &p)
 	}
 }
 
-void check_summary(const roce::CaptureSummary &sum, std::size_t packets)
+void check_summary(const roce::CaptureSummary &sum, std::size_t packets, roce::Policy policy)
 {
 	unsigned total = 0, inconsistent = 0;
 
@@ -70,8 +70,17 @@ void check_summary(const roce::CaptureSummary &sum, std::size_t packets)
 		expect(c.qpns.size() <= 2, "a connection has at most two QPNs");
 		expect(c.cm_mads <= c.packets, "CM MADs are packets of their connection");
 		expect(!c.udp_sports.empty(), "a connection has a UDP source port");
-		expect(!c.consistent || c.udp_sports.size() == 1,
+		// (linux predicts per kind of packet and sending QP: no such bound)
+		expect(policy == roce::Policy::Linux || !c.consistent || c.udp_sports.size() == 1,
 		       "a consistent connection has one UDP source port");
+		expect(!c.consistent || c.mismatched == 0,
+		       "a consistent connection has no packet off its prediction");
+		expect(c.mismatched + c.unpredicted <= c.packets,
+		       "mismatched and unpredicted packets are packets of their connection");
+		expect(c.forward.cm_packets + c.reverse.cm_packets == c.cm_mads,
+		       "each CM MAD goes one way or the other");
+		expect(policy != roce::Policy::Linux || !c.expected_flow_label,
+		       "linux predicts per packet, not one flow label per connection");
 		expect(!c.expected_flow_label || *c.expected_flow_label <= roce::kFlowLabelMask,
 		       "the expected flow label has 20 bits");
 		total += c.packets;
@@ -85,9 +94,11 @@ void check_summary(const roce::CaptureSummary &sum, std::size_t packets)
 
 void judge(const std::vector<roce::RocePacket> &packets)
 {
-	for (auto policy : {roce::Policy::Off, roce::Policy::Rfc, roce::Policy::Mix}) {
-		check_summary(roce::judge_capture(packets, policy, 0), packets.size());
-		check_summary(roce::judge_capture(packets, policy, 0x5A5A5), packets.size());
+	for (auto policy :
+	     {roce::Policy::Off, roce::Policy::Rfc, roce::Policy::Mix, roce::Policy::Linux}) {
+		check_summary(roce::judge_capture(packets, policy, 0), packets.size(), policy);
+		check_summary(roce::judge_capture(packets, policy, 0x5A5A5), packets.size(),
+		              policy);
 	}
 }
 

@@ -2,6 +2,7 @@
 #include "capture.h"
 
 #include <arpa/inet.h>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <pcap/pcap.h>
@@ -179,6 +180,17 @@ ParseStatus parse_ip(std::uint32_t ethertype, Bytes l3, RocePacket &pkt)
 
 } // namespace
 
+std::string cm_attr_name(std::uint16_t attr)
+{
+	static constexpr const char *names[] = {"REQ",  "MRA",  "REJ",      "REP",     "RTU",
+	                                        "DREQ", "DREP", "SIDR_REQ", "SIDR_REP"};
+	if (attr >= kCmReq && attr <= kCmSidrRep)
+		return names[attr - kCmReq];
+	char buf[8];
+	std::snprintf(buf, sizeof(buf), "0x%04x", attr);
+	return buf;
+}
+
 ParseStatus parse_frame(int linktype, const std::uint8_t *data, std::size_t caplen, RocePacket &pkt)
 {
 	const Bytes frame{data, caplen};
@@ -313,13 +325,19 @@ std::vector<CmSession> cm_sessions(const std::vector<RocePacket> &packets)
 		if (!s) {
 			// A REQ or SIDR_REQ starts a session; any other MAD
 			// whose session began before the capture starts one
-			// from what it says.
-			const bool from_passive = cm.attr == kCmRep || cm.attr == kCmSidrRep;
+			// from what it says.  A REJ without a local comm ID
+			// answers a REQ (no listener, or a duplicate): it
+			// comes from the passive side, and names the active
+			// side's comm ID.
+			const bool rej_to_req = cm.attr == kCmRej && cm.local_id == 0;
+			const bool from_passive =
+			    cm.attr == kCmRep || cm.attr == kCmSidrRep || rej_to_req;
 			CmSession fresh;
 			fresh.active = from_passive ? pkt.dst : pkt.src;
 			fresh.passive = from_passive ? pkt.src : pkt.dst;
-			fresh.active_id =
-			    from_passive && cm.attr == kCmRep ? cm.remote_id : cm.local_id;
+			fresh.active_id = from_passive && (cm.attr == kCmRep || rej_to_req)
+			                      ? cm.remote_id
+			                      : cm.local_id;
 			fresh.passive_id = cm.attr == kCmRep ? cm.local_id
 			                   : from_passive    ? 0
 			                                     : cm.remote_id;
@@ -354,10 +372,74 @@ std::optional<std::uint32_t> expect(const Connection &c, Policy policy, std::uin
 	return std::nullopt;
 }
 
+// Linux: the flow label of the connection's RC QPs, 6.12's: the
+// application's, else rdma_cm's sport * 31 + dport, else the QPN hash.
+std::optional<std::uint32_t> linux_rc_flow_label(const Connection &c, std::uint32_t app_fl)
+{
+	if (app_fl)
+		return app_fl;
+	if (c.cm_ports)
+		return linux_cma_flow_label(c.cm_ports->first, c.cm_ports->second);
+	if (c.qpns.size() == 2)
+		return flow_label(Policy::Linux, 0, c.qpns[0], c.qpns[1]);
+	return std::nullopt;
+}
+
+// What POLICY predicts for one packet of C.
+std::optional<WireEntropy> predict(const Connection &c, const RocePacket &p, Policy policy,
+                                   std::uint32_t app_fl)
+{
+	if (policy != Policy::Linux) {
+		if (!c.expected_flow_label)
+			return std::nullopt;
+		return WireEntropy{udp_sport(*c.expected_flow_label), *c.expected_flow_label};
+	}
+	if (p.cm)
+		return linux_rxe_cm_mad();
+	if (p.src_qp)
+		return linux_rxe_ud(*p.src_qp);
+	if (auto fl = linux_rc_flow_label(c, app_fl))
+		return linux_rxe_rc(*fl);
+	return std::nullopt;
+}
+
+bool matches(const RocePacket &p, const WireEntropy &e)
+{
+	return p.udp_sport == e.udp_sport && (!p.ipv6 || p.flow_label == e.flow_label);
+}
+
+// Judge every packet of G against its prediction.
+void judge_group(Group &g, Policy policy, std::uint32_t app_fl)
+{
+	Connection &c = g.conn;
+	std::set<std::uint16_t> loose_sports;
+	std::set<std::uint32_t> loose_fls;
+
+	c.expected_flow_label = policy == Policy::Linux ? std::nullopt : expect(c, policy, app_fl);
+	for (const RocePacket *p : g.packets) {
+		Direction &d = p->src == c.src ? c.forward : c.reverse;
+		const auto want = predict(c, *p, policy, app_fl);
+		if (!want) {
+			c.unpredicted++;
+			loose_sports.insert(p->udp_sport);
+			if (p->ipv6)
+				loose_fls.insert(p->flow_label);
+			continue;
+		}
+		if (p->cm && !c.expected_cm)
+			c.expected_cm = want;
+		if (!p->cm && !d.expected_data)
+			d.expected_data = want;
+		c.mismatched += !matches(*p, *want);
+	}
+	c.consistent = c.mismatched == 0 && loose_sports.size() <= 1 && loose_fls.size() <= 1;
+}
+
 } // namespace
 
 CaptureSummary judge_capture(const std::vector<RocePacket> &packets, Policy policy,
-                             std::uint32_t app_fl)
+                             std::uint32_t app_fl,
+                             const std::map<std::uint16_t, std::uint32_t> &port_fl)
 {
 	std::vector<CmSession> sessions = cm_sessions(packets);
 	std::vector<Group> groups;
@@ -462,6 +544,10 @@ CaptureSummary judge_capture(const std::vector<RocePacket> &packets, Policy poli
 		for (const RocePacket *p : g.packets) {
 			Direction &d = p->src == c.src ? c.forward : c.reverse;
 			d.packets++;
+			if (p->cm) {
+				d.cm_packets++;
+				d.cm_attrs[p->cm->attr]++;
+			}
 			d.udp_sports.insert(p->udp_sport);
 			(p->cm ? d.cm_udp_sports : d.data_udp_sports).insert(p->udp_sport);
 			c.udp_sports.insert(p->udp_sport);
@@ -474,15 +560,8 @@ CaptureSummary judge_capture(const std::vector<RocePacket> &packets, Policy poli
 		}
 		c.packets = static_cast<unsigned>(g.packets.size());
 		std::erase(c.qpns, 0u); // a SIDR client whose sends were not seen
-		c.expected_flow_label = expect(c, policy, app_fl);
-		if (c.expected_flow_label)
-			c.consistent =
-			    c.udp_sports ==
-			        std::set<std::uint16_t>{udp_sport(*c.expected_flow_label)} &&
-			    (!c.ipv6 ||
-			     c.flow_labels == std::set<std::uint32_t>{*c.expected_flow_label});
-		else
-			c.consistent = c.udp_sports.size() == 1 && c.flow_labels.size() <= 1;
+		auto fl = c.cm_ports ? port_fl.find(c.cm_ports->second) : port_fl.end();
+		judge_group(g, policy, fl != port_fl.end() ? fl->second : app_fl);
 		sum.inconsistent += !c.consistent;
 		sum.packets += c.packets;
 		sum.connections.push_back(std::move(c));

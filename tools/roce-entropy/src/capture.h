@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -29,6 +30,9 @@ enum CmAttr : std::uint16_t {
 	kCmSidrReq = 0x17,
 	kCmSidrRep = 0x18,
 };
+
+// "REQ", "DREP"...; "0x0019" for another attribute.
+std::string cm_attr_name(std::uint16_t attr);
 
 struct CmMad {
 	std::uint16_t attr = 0;
@@ -59,11 +63,24 @@ ParseStatus parse_frame(int linktype, const std::uint8_t *data, std::size_t capl
 // What one direction of a connection carried.
 struct Direction {
 	unsigned packets = 0;
+	unsigned cm_packets = 0;                    // of them CM MADs; the rest is data
+	std::map<std::uint16_t, unsigned> cm_attrs; // CM MADs by attribute
 	std::set<std::uint16_t> udp_sports;
 	std::set<std::uint16_t> cm_udp_sports, data_udp_sports; // the two apart
 	std::set<std::uint32_t> flow_labels;                    // IPv6 only
+	// What the policy predicts for this direction's data (for UD under
+	// linux, from its first packet's source QPN); none without data.
+	std::optional<WireEntropy> expected_data;
 };
 
+// The prediction is made per packet.  Under off, rfc and mix it is one flow
+// label per connection, from its CM ports or QPNs, and every packet (CM
+// MADs included, both ways) must carry its fold and, over IPv6, the flow
+// label itself.  Under linux (stock 6.12 rxe) it depends on the packet's
+// kind: CM MADs on QP1's own port, UD data on its sending QP's, RC data on
+// the fold of 6.12's flow label, and flow label 0 on every packet.  A
+// packet with nothing to predict from counts as unpredicted: those of a
+// connection must then share one port and one flow label.
 struct Connection {
 	std::string src, dst; // src: the active side when CM was seen
 	bool ipv6 = false;
@@ -73,9 +90,13 @@ struct Connection {
 	std::set<std::uint16_t> udp_sports;
 	std::set<std::uint32_t> flow_labels; // IPv6 only
 	Direction forward, reverse;          // src to dst, dst to src
+	// off, rfc, mix: the one flow label of the whole connection.
 	std::optional<std::uint32_t> expected_flow_label;
+	std::optional<WireEntropy> expected_cm; // its CM MADs, both ways
 	unsigned packets = 0;
 	unsigned cm_mads = 0;
+	unsigned mismatched = 0;  // packets off their prediction
+	unsigned unpredicted = 0; // packets with nothing to predict from
 	bool consistent = false;
 };
 
@@ -90,8 +111,11 @@ struct CaptureSummary {
 
 // Group PACKETS into connections and judge them under POLICY; APP_FL, when
 // not 0, is the flow label the application set (it wins everywhere).
+// PORT_FL gives the flow label the applications of some rdma_cm services
+// set, by service port; it wins over APP_FL on their connections.
 CaptureSummary judge_capture(const std::vector<RocePacket> &packets, Policy policy,
-                             std::uint32_t app_fl);
+                             std::uint32_t app_fl,
+                             const std::map<std::uint16_t, std::uint32_t> &port_fl = {});
 
 struct CaptureError : std::runtime_error {
 	using std::runtime_error::runtime_error;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,7 @@ Policy policy_arg(const std::string &name)
 {
 	auto policy = parse_policy(name);
 	if (!policy)
-		throw UsageError("unknown policy '" + name + "' (off, rfc or mix)");
+		throw UsageError("unknown policy '" + name + "' (off, rfc, mix or linux)");
 	return *policy;
 }
 
@@ -188,12 +189,12 @@ int simulate_one(const SimulateArgs &args, std::ostream &out)
 		auto p = parse_sim_policy(name);
 		if (!p)
 			throw UsageError("unknown policy '" + name +
-			                 "' (off, rfc, mix, linux-cma, rxe-legacy, ideal)");
+			                 "' (off, rfc, mix, linux, rxe-legacy, ideal)");
 		policies.push_back(*p);
 	}
 	if (policies.empty())
-		policies = {SimPolicy::Rfc, SimPolicy::Mix, SimPolicy::LinuxCma,
-		            SimPolicy::RxeLegacy, SimPolicy::Ideal};
+		policies = {SimPolicy::Rfc, SimPolicy::Mix, SimPolicy::Linux, SimPolicy::RxeLegacy,
+		            SimPolicy::Ideal};
 	if (!args.json) {
 		out << params.connections << " connections over " << params.paths << " paths, "
 		    << name_of(params.scenario) << ", switch hash " << name_of(params.hash) << "\n";
@@ -232,16 +233,15 @@ int simulate_one(const SimulateArgs &args, std::ostream &out)
 int simulate_grid(const SimulateArgs &args, std::ostream &out)
 {
 	const SimParams base = base_params(args);
-	const std::vector<SimPolicy> policies = {SimPolicy::Rfc, SimPolicy::Mix,
-	                                         SimPolicy::LinuxCma, SimPolicy::RxeLegacy,
-	                                         SimPolicy::Ideal};
+	const std::vector<SimPolicy> policies = {SimPolicy::Rfc, SimPolicy::Mix, SimPolicy::Linux,
+	                                         SimPolicy::RxeLegacy, SimPolicy::Ideal};
 	json cells = json::array();
 	std::vector<double> sum(policies.size(), 0);
 	unsigned at_256_8 = 0, mix_worse = 0, cells_n = 0;
 	double mix_worst = 0;
 
 	if (!args.json)
-		out << "    n   m scenario     hash   rfc    mix    linux-cma rxe-legacy ideal "
+		out << "    n   m scenario     hash   rfc    mix    linux     rxe-legacy ideal "
 		       "(p95)\n";
 	for (unsigned n : {64u, 256u, 1024u, 4096u}) {
 		for (unsigned m : {2u, 8u, 16u, 64u}) {
@@ -312,16 +312,25 @@ int simulate_grid(const SimulateArgs &args, std::ostream &out)
 
 struct PcapArgs {
 	std::string file, policy = "rfc", app_fl;
+	std::vector<std::string> port_fls; // PORT:FL
 	bool json = false;
 };
 
-json direction_json(const Direction &d)
+// --port-flow-label PORT:FL
+std::map<std::uint16_t, std::uint32_t> port_flow_labels(const std::vector<std::string> &args)
 {
-	return {{"packets", d.packets},
-	        {"udp_sports", d.udp_sports},
-	        {"cm_udp_sports", d.cm_udp_sports},
-	        {"data_udp_sports", d.data_udp_sports},
-	        {"flow_labels", d.flow_labels}};
+	std::map<std::uint16_t, std::uint32_t> m;
+
+	for (const auto &a : args) {
+		const auto colon = a.find(':');
+		if (colon == std::string::npos)
+			throw UsageError("--port-flow-label " + a + ": PORT:FL expected");
+		const auto port = static_cast<std::uint16_t>(
+		    parse_number(a.substr(0, colon), 0xFFFF, "service port"));
+		m[port] = static_cast<std::uint32_t>(
+		    parse_number(a.substr(colon + 1), kFlowLabelMask, "flow label"));
+	}
+	return m;
 }
 
 json prediction_json(std::uint32_t fl)
@@ -329,23 +338,55 @@ json prediction_json(std::uint32_t fl)
 	return {{"flow_label", fl}, {"udp_sport", udp_sport(fl)}};
 }
 
+// A per-packet prediction: its port, and over IPv6 its flow label.
+json wire_json(const std::optional<WireEntropy> &e, bool ipv6)
+{
+	if (!e)
+		return nullptr;
+	return {{"udp_sport", e->udp_sport},
+	        {"flow_label", ipv6 ? json(e->flow_label) : json(nullptr)}};
+}
+
+json direction_json(const Direction &d, bool ipv6)
+{
+	json attrs = json::object();
+	for (const auto &[attr, n] : d.cm_attrs)
+		attrs[cm_attr_name(attr)] = n;
+	return {{"packets", d.packets},
+	        {"cm_packets", d.cm_packets},
+	        {"cm_messages", attrs},
+	        {"data_packets", d.packets - d.cm_packets},
+	        {"udp_sports", d.udp_sports},
+	        {"cm_udp_sports", d.cm_udp_sports},
+	        {"data_udp_sports", d.data_udp_sports},
+	        {"flow_labels", d.flow_labels},
+	        {"expected_data", wire_json(d.expected_data, ipv6)}};
+}
+
 // What each policy gives the connection from its CM ports and from its QPNs
 // (the RFC's rule for a QP that rdma_cm gave no flow label): the judge of a
-// capture taken while the policy changed needs them all.
+// capture taken while the policy changed needs them all.  Under linux the
+// flow labels are those of the QPs (their port; none goes on the wire),
+// and rxe's own ports are given apart: QP1's for the CM MADs, and for UD
+// each sending QP's, src's and dst's.
 json predictions_json(const Connection &c)
 {
 	json p = json::object();
-	for (auto policy : {Policy::Off, Policy::Rfc, Policy::Mix}) {
+	for (auto policy : {Policy::Off, Policy::Rfc, Policy::Mix, Policy::Linux}) {
 		json q = json::object();
 		if (c.cm_ports)
 			q["cm"] = prediction_json(
 			    cm_flow_label(policy, c.cm_ports->first, c.cm_ports->second));
-		if (c.qpns.size() == 2)
+		if (c.qpns.size() == 2 && !(c.ud && policy == Policy::Linux))
 			q["qpn"] =
 			    prediction_json(c.ud ? ud_flow_label(policy, 0, c.qpns[0], c.qpns[1])
 			                         : flow_label(policy, 0, c.qpns[0], c.qpns[1]));
 		p[std::string(policy_name(policy))] = q;
 	}
+	p["linux"]["cm_mads"] = wire_json(linux_rxe_cm_mad(), c.ipv6);
+	if (c.ud && c.qpns.size() == 2)
+		p["linux"]["ud"] = {wire_json(linux_rxe_ud(c.qpns[0]), c.ipv6),
+		                    wire_json(linux_rxe_ud(c.qpns[1]), c.ipv6)};
 	return p;
 }
 
@@ -360,10 +401,13 @@ json connection_json(const Connection &c)
 	          {"flow_labels", c.flow_labels},
 	          {"expected_udp_sport", nullptr},
 	          {"expected_flow_label", nullptr},
+	          {"expected_cm", wire_json(c.expected_cm, c.ipv6)},
 	          {"packets", c.packets},
-	          {"forward", direction_json(c.forward)},
-	          {"reverse", direction_json(c.reverse)},
+	          {"forward", direction_json(c.forward, c.ipv6)},
+	          {"reverse", direction_json(c.reverse, c.ipv6)},
 	          {"cm_mads", c.cm_mads},
+	          {"mismatched", c.mismatched},
+	          {"unpredicted", c.unpredicted},
 	          {"consistent", c.consistent},
 	          {"predicted", predictions_json(c)}};
 	if (c.cm_ports)
@@ -386,6 +430,24 @@ std::string hex_list(const auto &values, int width)
 	return s;
 }
 
+// linux's prediction per kind of packet: "CM MADs 0xd872, data -> 0xc144,
+// data <- 0xc144, flow label 0".
+std::string per_kind_text(const Connection &c)
+{
+	std::string s;
+	auto add = [&s](const char *what, const std::optional<WireEntropy> &e) {
+		if (!e)
+			return;
+		s += (s.empty() ? "" : ", ") + std::string(what) + ' ' + hex(e->udp_sport, 4);
+	};
+	add("CM MADs", c.expected_cm);
+	add("data ->", c.forward.expected_data);
+	add("data <-", c.reverse.expected_data);
+	if (c.ipv6)
+		s += ", flow label 0";
+	return s;
+}
+
 // Judge a capture: exit 1 when a connection disagrees with the policy.
 int pcap_cmd(const PcapArgs &args, std::ostream &out)
 {
@@ -396,13 +458,14 @@ int pcap_cmd(const PcapArgs &args, std::ostream &out)
 	if (!args.app_fl.empty())
 		app_fl = static_cast<std::uint32_t>(
 		    parse_number(args.app_fl, kFlowLabelMask, "flow label"));
+	const auto port_fl = port_flow_labels(args.port_fls);
 	std::vector<RocePacket> packets;
 	try {
 		packets = read_capture(args.file, not_roce, malformed);
 	} catch (const CaptureError &e) {
 		throw UsageError(e.what());
 	}
-	const CaptureSummary sum = judge_capture(packets, policy, app_fl);
+	const CaptureSummary sum = judge_capture(packets, policy, app_fl, port_fl);
 
 	if (args.json) {
 		json conns = json::array();
@@ -432,9 +495,14 @@ int pcap_cmd(const PcapArgs &args, std::ostream &out)
 		if (c.expected_flow_label)
 			out << "; expected " << hex(udp_sport(*c.expected_flow_label), 4)
 			    << (c.ipv6 ? " / " + hex(*c.expected_flow_label, 5) : "");
+		else if (c.expected_cm || c.forward.expected_data || c.reverse.expected_data)
+			out << "; expected " << per_kind_text(c);
 		else
 			out << "; nothing to predict from: one port expected";
-		out << ": " << (c.consistent ? "ok" : "DISAGREES") << '\n';
+		out << ": " << (c.consistent ? "ok" : "DISAGREES");
+		if (c.mismatched)
+			out << " (" << c.mismatched << " packets off their prediction)";
+		out << '\n';
 	}
 	out << "summary: " << sum.connections.size() << " connections, " << sum.packets
 	    << " RoCE v2 packets, " << sum.distinct_udp_sports << " distinct UDP source ports, "
@@ -510,7 +578,7 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	FlowLabelArgs fl_args;
 	auto *fl_cmd = app.add_subcommand(
 	    "flow-label", "the flow label and UDP source port the kernel would use");
-	fl_cmd->add_option("--policy", fl_args.policy, "off, rfc or mix")->required();
+	fl_cmd->add_option("--policy", fl_args.policy, "off, rfc, mix or linux")->required();
 	auto *cm_opt =
 	    fl_cmd
 	        ->add_option("--cm-ports", fl_args.cm_ports, "rdma_cm source and destination ports")
@@ -531,8 +599,10 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	SimulateArgs sim_args;
 	auto *sim_cmd = app.add_subcommand(
 	    "simulate", "spread connections over ECMP paths and compare with random ports");
-	sim_cmd->add_option("--policy", sim_args.policies,
-	                    "off, rfc, mix, linux-cma, rxe-legacy, ideal (default: all but off)");
+	sim_cmd->add_option(
+	    "--policy", sim_args.policies,
+	    "off, rfc, mix, linux (stock 6.12), rxe-legacy, ideal (default: all but "
+	    "off)");
 	sim_cmd->add_option("--scenario", sim_args.scenario,
 	                    "seq-ports, random-ports, seq-qpns, offset-qpns, stride8-qpns, "
 	                    "random-qpns");
@@ -551,9 +621,13 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	    "pcap", "group a capture's RoCE v2 packets into connections and check their ports "
 	            "(exit 1 when one disagrees)");
 	pcap_sub->add_option("file", pcap_args.file, "pcap or pcapng file")->required();
-	pcap_sub->add_option("--policy", pcap_args.policy, "off, rfc or mix (default rfc)");
+	pcap_sub->add_option("--policy", pcap_args.policy,
+	                     "off, rfc, mix or linux (stock 6.12 rxe) (default rfc)");
 	pcap_sub->add_option("--flow-label", pcap_args.app_fl,
 	                     "the flow label the application set (it wins)");
+	pcap_sub->add_option("--port-flow-label", pcap_args.port_fls,
+	                     "PORT:FL: the flow label the application of the rdma_cm service on "
+	                     "PORT set (wins over --flow-label there); repeatable");
 	pcap_sub->add_flag("--json", pcap_args.json, "print JSON");
 
 	EcmpReportArgs ecmp_args;

@@ -12,6 +12,8 @@ std::optional<Policy> parse_policy(std::string_view name)
 		return Policy::Rfc;
 	if (name == "mix")
 		return Policy::Mix;
+	if (name == "linux")
+		return Policy::Linux;
 	return std::nullopt;
 }
 
@@ -24,6 +26,8 @@ std::string_view policy_name(Policy policy)
 		return "rfc";
 	case Policy::Mix:
 		return "mix";
+	case Policy::Linux:
+		return "linux";
 	}
 	return "unknown";
 }

@@ -10,9 +10,14 @@
 namespace roce
 {
 
-enum class Policy { Off, Rfc, Mix };
+// Off, Rfc and Mix are this series' policies; Linux is stock 6.12's
+// behaviour (the knob's "linux"): rdma_cm's sport * 31 + dport, the RFC QPN
+// hash where rdma_cm gave no flow label, and on rxe a port of its own for
+// every UD QP (CM MADs included) and no IPv6 flow label at all.
+enum class Policy { Off, Rfc, Mix, Linux };
 
 inline constexpr std::uint32_t kFlowLabelMask = 0xFFFFF;
+inline constexpr std::uint32_t kQpnMask = 0xFFFFFF;
 inline constexpr std::uint16_t kSportBase = 0xC000;
 inline constexpr std::uint32_t kMulticastQpn = 0xFFFFFF;
 inline constexpr std::uint32_t kGsiQpn = 1;
@@ -59,6 +64,21 @@ constexpr std::uint32_t mix_qpn_flow_label(std::uint32_t lqpn, std::uint32_t rqp
 	                                  44);
 }
 
+// 6.12's rdma_cm flow label, cma_get_roce_udp_flow_label(): sport * 31 +
+// dport, sport the active side's rdma_cm port, dport the service port (not
+// symmetric: the order matters).
+constexpr std::uint32_t linux_cma_flow_label(std::uint16_t sport, std::uint16_t dport)
+{
+	return (std::uint32_t{sport} * 31 + dport) & kFlowLabelMask;
+}
+
+// 6.12 rxe's port of a UD QP (QP1, the CM MADs, included), set when the QP
+// is created and used for every destination: 0xC000 + hash_32(qpn, 14).
+constexpr std::uint16_t rxe_legacy_sport(std::uint32_t qpn)
+{
+	return static_cast<std::uint16_t>(kSportBase + (((qpn * 0x61C88647u) >> 18) & 0x3FFF));
+}
+
 constexpr std::uint32_t cm_flow_label(Policy policy, std::uint16_t sport, std::uint16_t dport)
 {
 	switch (policy) {
@@ -66,16 +86,23 @@ constexpr std::uint32_t cm_flow_label(Policy policy, std::uint16_t sport, std::u
 		return rfc_cm_flow_label(sport, dport);
 	case Policy::Mix:
 		return mix_cm_flow_label(sport, dport);
+	case Policy::Linux:
+		return linux_cma_flow_label(sport, dport);
 	case Policy::Off:
 		break;
 	}
 	return 0;
 }
 
+// Linux: 6.12's rdma_get_udp_sport() hashes the QPNs with
+// rdma_calc_flow_label() when a QP's address has no flow label.
 constexpr std::uint32_t qpn_flow_label(Policy policy, std::uint32_t lqpn, std::uint32_t rqpn)
 {
+	lqpn &= kQpnMask;
+	rqpn &= kQpnMask;
 	switch (policy) {
 	case Policy::Rfc:
+	case Policy::Linux:
 		return rfc_qpn_flow_label(lqpn, rqpn);
 	case Policy::Mix:
 		return mix_qpn_flow_label(lqpn, rqpn);
@@ -94,26 +121,45 @@ constexpr std::uint32_t flow_label(Policy policy, std::uint32_t app_fl, std::uin
 }
 
 // rdma_entropy_ud_flow_label(): a send to the multicast QPN counts it as 1;
-// QP1 (the CM MADs) only ever uses its AH's flow label.
+// QP1 (the CM MADs) only ever uses its AH's flow label, and so does every
+// UD send under linux (6.12 generated none per send).
 constexpr std::uint32_t ud_flow_label(Policy policy, std::uint32_t app_fl, std::uint32_t sqpn,
                                       std::uint32_t dqpn)
 {
-	if (sqpn == kGsiQpn)
+	sqpn &= kQpnMask;
+	dqpn &= kQpnMask;
+	if (sqpn == kGsiQpn || policy == Policy::Linux)
 		return app_fl & kFlowLabelMask;
 	return flow_label(policy, app_fl, sqpn, dqpn == kMulticastQpn ? 1 : dqpn);
 }
 
-// References for the simulator: what 6.12 does without this series.
-// rdma_cm's flow label: sport * 31 + dport (not symmetric).
-constexpr std::uint32_t linux_cma_flow_label(std::uint16_t sport, std::uint16_t dport)
+// The UDP source port and IPv6 flow label of one packet on the wire.
+struct WireEntropy {
+	std::uint16_t udp_sport = 0;
+	std::uint32_t flow_label = 0;
+
+	friend constexpr bool operator==(const WireEntropy &, const WireEntropy &) = default;
+};
+
+// What stock 6.12 rxe puts on the wire (Policy::Linux).
+// A CM MAD, both ways: QP1's own port, hash_32(1, 14) = 0x1872: 0xD872.
+constexpr WireEntropy linux_rxe_cm_mad()
 {
-	return (std::uint32_t{sport} * 31 + dport) & kFlowLabelMask;
+	return {rxe_legacy_sport(kGsiQpn), 0};
 }
 
-// rxe's UD port: 0xC000 + hash_32(qpn, 14).
-constexpr std::uint16_t rxe_legacy_sport(std::uint32_t qpn)
+// UD data: the sending QP's own port, whatever its AH says.
+constexpr WireEntropy linux_rxe_ud(std::uint32_t sqpn)
 {
-	return static_cast<std::uint16_t>(kSportBase + (((qpn * 0x61C88647u) >> 18) & 0x3FFF));
+	return {rxe_legacy_sport(sqpn), 0};
+}
+
+// RC data: the fold of the QP's flow label (the application's, rdma_cm's or
+// the QPN hash: flow_label(Policy::Linux, ...)), the same both ways; the
+// IPv6 header carries none, even the application's.
+constexpr WireEntropy linux_rxe_rc(std::uint32_t fl)
+{
+	return {udp_sport(fl), 0};
 }
 
 } // namespace roce

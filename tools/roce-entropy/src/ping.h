@@ -27,6 +27,15 @@ struct PingOptions {
 	// client: 0 = connect, ping, print the connections, disconnect, once;
 	// N = connect, ping, disconnect N times in a row and print the rate
 	unsigned cycles = 0;
+	// both: after MESSAGES round trips (the client: the moment its last
+	// echo is in; the server: once its echo of the last message has
+	// completed), rdma_disconnect(), rdma_destroy_id() and destroy the QP
+	// at once, without waiting for DISCONNECTED: when both ends do, their
+	// DREQs may cross and arrive after the other's ID is gone
+	bool close_at_once = false;
+	// client: succeed only if every connection is rejected (a port nobody
+	// listens on), with RDMA_CM_EVENT_REJECTED
+	bool expect_reject = false;
 	bool json = false;
 };
 
@@ -36,7 +45,8 @@ std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOption
                                    std::ostream &out, std::ostream &err);
 
 // Run the client or server.  Returns the exit status: 0 when every
-// connection completed its messages, 1 otherwise.
+// connection completed its messages (with --expect-reject: was rejected),
+// 1 otherwise.
 int run_ping(const PingOptions &opts, std::ostream &out, std::ostream &err);
 
 } // namespace roce

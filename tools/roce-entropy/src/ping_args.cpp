@@ -47,9 +47,9 @@ unsigned number_arg(const std::string &text, std::uint64_t min, std::uint64_t ma
 }
 
 struct Args {
-	std::string bind, server, port = "7471", connections, messages = "10", size = "64",
-	                          flow_label, until, timeout = "20", sport_base, cycles;
-	bool json = false;
+	std::string bind, server, port = "7471", connections, messages, size = "64", flow_label,
+	                          until, timeout = "20", sport_base, cycles;
+	bool close_at_once = false, expect_reject = false, json = false;
 };
 
 void fill(const Args &args, bool server, PingOptions &opts)
@@ -60,11 +60,19 @@ void fill(const Args &args, bool server, PingOptions &opts)
 	opts.json = args.json;
 	opts.timeout = number_arg(args.timeout, 1, 3600, "timeout");
 	opts.size = number_arg(args.size, 1, 1 << 16, "size");
+	opts.close_at_once = args.close_at_once;
+	opts.expect_reject = args.expect_reject;
+	if (!args.messages.empty())
+		opts.messages = number_arg(args.messages, 1, 1000000, "messages");
 	if (server) {
 		opts.bind = parse_addr(args.bind, port, "--bind");
 		opts.connections = args.connections.empty()
 		                       ? 0
 		                       : number_arg(args.connections, 0, 4096, "connections");
+		if (!args.messages.empty() && !opts.close_at_once)
+			throw UsageError(
+			    "the server's --messages says when --close-at-once closes: "
+			    "it needs --close-at-once");
 		return;
 	}
 	opts.bind = parse_addr(args.bind, 0, "--bind");
@@ -73,14 +81,20 @@ void fill(const Args &args, bool server, PingOptions &opts)
 		throw UsageError("--bind and --server must both be IPv4 or both IPv6");
 	opts.connections =
 	    args.connections.empty() ? 1 : number_arg(args.connections, 1, 1024, "connections");
-	opts.messages = number_arg(args.messages, 1, 1000000, "messages");
 	opts.until = args.until;
 	if (!args.cycles.empty()) {
 		opts.cycles = number_arg(args.cycles, 1, 1000000, "cycles");
 		if (!opts.until.empty())
 			throw UsageError("--until holds the connections open: it cannot be "
 			                 "combined with --cycles");
+		if (opts.close_at_once)
+			throw UsageError("--cycles disconnects and waits each time: it cannot be "
+			                 "combined with --close-at-once");
 	}
+	if (opts.expect_reject &&
+	    (opts.close_at_once || opts.cycles || !opts.until.empty() || !args.messages.empty()))
+		throw UsageError("--expect-reject makes no connection: no --close-at-once, "
+		                 "--cycles, --until or --messages");
 	if (!args.sport_base.empty()) {
 		opts.sport_base = static_cast<std::uint16_t>(
 		    number_arg(args.sport_base, 1024, 0xFFFF, "source port base"));
@@ -117,6 +131,11 @@ std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOption
 	srv_cmd->add_option("--connections", srv.connections,
 	                    "exit after serving this many (default: until killed)");
 	srv_cmd->add_option("--size", srv.size, "largest message (default 64)");
+	srv_cmd->add_flag("--close-at-once", srv.close_at_once,
+	                  "once the echo of a connection's last message has completed, "
+	                  "disconnect, destroy its ID and its QP at once");
+	srv_cmd->add_option("--messages", srv.messages,
+	                    "with --close-at-once: round trips per connection (default 10)");
 
 	Args cli;
 	auto *cli_cmd = app.add_subcommand("client", "connect and ping");
@@ -135,6 +154,12 @@ std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOption
 	cli_cmd->add_option("--cycles", cli.cycles,
 	                    "connect, ping, disconnect N times in a row and print the rate");
 	cli_cmd->add_option("--timeout", cli.timeout, "seconds per connection step (default 20)");
+	cli_cmd->add_flag("--close-at-once", cli.close_at_once,
+	                  "after the round trips, disconnect, destroy the ID and the QP at once, "
+	                  "without waiting for DISCONNECTED");
+	cli_cmd->add_flag("--expect-reject", cli.expect_reject,
+	                  "succeed only if every connection is rejected (a port nobody listens "
+	                  "on)");
 	cli_cmd->add_flag("--json", cli.json, "print JSON");
 
 	try {

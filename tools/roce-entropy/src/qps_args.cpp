@@ -48,7 +48,8 @@ void fill(const Args &args, QpsOptions &opts)
 	if (!args.policy.empty()) {
 		opts.policy = parse_policy(args.policy);
 		if (!opts.policy)
-			throw UsageError("unknown policy '" + args.policy + "' (off, rfc or mix)");
+			throw UsageError("unknown policy '" + args.policy +
+			                 "' (off, rfc, mix or linux)");
 	}
 }
 
@@ -71,7 +72,7 @@ std::optional<int> parse_qps_args(int argc, const char *const *argv, QpsOptions 
 	app.add_option("--batch", args.batch, "sends in flight at once (default 256)");
 	app.add_option("--size", args.size, "bytes per message (default 16)");
 	app.add_option("--policy", args.policy,
-	               "predict each pair's port and flow label under off, rfc or mix");
+	               "predict each pair's port and flow label under off, rfc, mix or linux");
 	app.add_option("--timeout", args.timeout,
 	               "seconds without a completion before giving up (default 20)");
 	app.add_flag("--json", args.json, "print JSON, with every pair");

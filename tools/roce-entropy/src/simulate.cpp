@@ -14,8 +14,8 @@ namespace roce
 namespace
 {
 
-constexpr std::array<std::string_view, 6> kPolicyNames = {"off",       "rfc",        "mix",
-                                                          "linux-cma", "rxe-legacy", "ideal"};
+constexpr std::array<std::string_view, 6> kPolicyNames = {"off",   "rfc",        "mix",
+                                                          "linux", "rxe-legacy", "ideal"};
 constexpr std::array<std::string_view, 6> kScenarioNames = {
     "seq-ports", "random-ports", "seq-qpns", "offset-qpns", "stride8-qpns", "random-qpns"};
 constexpr std::array<std::string_view, 4> kHashNames = {"crc16", "crc32", "xor", "jhash"};
@@ -113,16 +113,17 @@ std::uint16_t policy_port(SimPolicy policy, std::uint16_t cport, std::uint32_t l
 	case SimPolicy::Off:
 		return kSportBase;
 	case SimPolicy::Rfc:
-	case SimPolicy::Mix: {
-		const Policy p = policy == SimPolicy::Rfc ? Policy::Rfc : Policy::Mix;
+	case SimPolicy::Mix:
+	case SimPolicy::Linux: {
+		// linux: rdma_cm's sport * 31 + dport, folded as rxe and mlx5
+		// fold it; without CM there is no flow label and the QPN hash
+		// applies.
+		const Policy p = policy == SimPolicy::Rfc   ? Policy::Rfc
+		                 : policy == SimPolicy::Mix ? Policy::Mix
+		                                            : Policy::Linux;
 		return udp_sport(cm ? cm_flow_label(p, cport, kServerPort)
 		                    : qpn_flow_label(p, lqpn, rqpn));
 	}
-	case SimPolicy::LinuxCma:
-		// rdma_cm's sport * 31 + dport, folded as rxe and mlx5 fold it;
-		// without CM there is no flow label and the QPN hash applies.
-		return udp_sport(cm ? linux_cma_flow_label(cport, kServerPort)
-		                    : rfc_qpn_flow_label(lqpn, rqpn));
 	case SimPolicy::RxeLegacy:
 		return rxe_legacy_sport(lqpn);
 	case SimPolicy::Ideal:
@@ -135,6 +136,8 @@ std::uint16_t policy_port(SimPolicy policy, std::uint16_t cport, std::uint32_t l
 
 std::optional<SimPolicy> parse_sim_policy(std::string_view name)
 {
+	if (name == "linux-cma") // its name before it became the policy linux
+		return SimPolicy::Linux;
 	return lookup<SimPolicy>(kPolicyNames, name);
 }
 

@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <pcap/pcap.h>
@@ -396,6 +397,320 @@ TEST(Capture, LinuxCookedCaptureReads)
 	EXPECT_EQ(judge_capture(pkts, Policy::Rfc, 0).inconsistent, 0u);
 }
 
+// ---- linux: stock 6.12 rxe, predicted per packet ----
+
+// By hand: 6.12 rxe's QP1 port 0xc000 + hash_32(1, 14) = 0xc000 + 0x1872.
+constexpr std::uint16_t kQp1Port = 0xD872;
+// rdma_cm's 6.12 flow label of CM ports 1 and 7471: 1 * 31 + 7471 = 0x1d4e,
+// folded (no bits above 13) port 0xdd4e.
+constexpr std::uint16_t kLinuxSportPorts1And7471 = 0xDD4E;
+// hash_32(q, 14) = (q * 0x61c88647 mod 2^32) >> 18: 0x11 -> 0x7e50eab7 >>
+// 18 = 0x1f94; 0x12 -> 0xe01970fe >> 18 = 0x3806; 0x30 -> 0x55992d50 >>
+// 18 = 0x1566; 0x40 -> 0x722191c0 >> 18 = 0x1c88.
+constexpr std::uint16_t kLegacy11 = 0xDF94, kLegacy12 = 0xF806, kLegacy30 = 0xD566,
+                        kLegacy40 = 0xDC88;
+
+// cm_rc()'s connection as stock 6.12 rxe sends it: CM MADs on QP1's port,
+// data on DATA_SPORT, flow label FL (0 on stock) on everything.
+Conversation linux_cm_rc(bool ipv6, std::uint16_t data_sport, std::uint32_t fl = 0)
+{
+	Conversation c{
+	    ipv6, ipv6 ? "fd01::2" : "10.1.0.2", ipv6 ? "fd02::2" : "10.2.0.2", kQp1Port, fl, {}};
+	c.mad(true, req(0x1111, 0x21, 1, 7471));
+	c.mad(false, rep(0x2222, 0x1111, 0x22));
+	c.mad(true, ids(kCmRtu, 0x1111, 0x2222));
+	c.sport = data_sport;
+	c.add(true, 0x22);
+	c.add(false, 0x21, {}, {}, 0x11);
+	c.add(false, 0x21);
+	c.add(true, 0x22, {}, {}, 0x11);
+	c.sport = kQp1Port;
+	c.mad(true, ids(kCmDreq, 0x1111, 0x2222));
+	c.mad(false, ids(kCmDrep, 0x2222, 0x1111));
+	return c;
+}
+
+TEST(CaptureLinux, CmMadsOnQp1sPortRcDataOnTheCmaHash)
+{
+	for (bool ipv6 : {false, true}) {
+		auto c = linux_cm_rc(ipv6, kLinuxSportPorts1And7471);
+		auto j = judge_frames(c.frames, Policy::Linux);
+		ASSERT_EQ(j.sum.connections.size(), 1u);
+		const Connection &conn = j.sum.connections[0];
+		EXPECT_EQ(conn.packets, 9u);
+		EXPECT_EQ(conn.cm_mads, 5u);
+		EXPECT_EQ(conn.udp_sports,
+		          (std::set<std::uint16_t>{kLinuxSportPorts1And7471, kQp1Port}));
+		EXPECT_EQ(conn.expected_cm, (WireEntropy{kQp1Port, 0}));
+		EXPECT_EQ(conn.forward.expected_data, (WireEntropy{kLinuxSportPorts1And7471, 0}));
+		EXPECT_EQ(conn.reverse.expected_data, (WireEntropy{kLinuxSportPorts1And7471, 0}));
+		EXPECT_EQ(conn.forward.cm_packets, 3u); // REQ, RTU, DREQ
+		EXPECT_EQ(conn.reverse.cm_packets, 2u); // REP, DREP
+		EXPECT_FALSE(conn.expected_flow_label); // no one port per connection
+		EXPECT_EQ(conn.mismatched, 0u);
+		EXPECT_EQ(conn.unpredicted, 0u);
+		EXPECT_TRUE(conn.consistent) << ipv6;
+		// the one-port policies see two ports
+		EXPECT_EQ(judge_frames(c.frames, Policy::Rfc).sum.inconsistent, 1u);
+		EXPECT_EQ(judge_frames(c.frames, Policy::Off).sum.inconsistent, 1u);
+	}
+}
+
+TEST(CaptureLinux, AnythingElseDisagrees)
+{
+	// one CM MAD on the connection's data port
+	auto c = linux_cm_rc(false, kLinuxSportPorts1And7471);
+	Conversation stray = c;
+	stray.frames.clear();
+	stray.sport = kLinuxSportPorts1And7471;
+	stray.mad(false, ids(kCmDrep, 0x2222, 0x1111));
+	c.frames.push_back(stray.frames[0]);
+	auto j = judge_frames(c.frames, Policy::Linux);
+	ASSERT_EQ(j.sum.connections.size(), 1u);
+	EXPECT_EQ(j.sum.connections[0].mismatched, 1u);
+	EXPECT_FALSE(j.sum.connections[0].consistent);
+
+	// the data on this series' rfc port, or the CM MADs on its base port
+	EXPECT_EQ(judge_frames(linux_cm_rc(false, kSportPorts1And7471).frames, Policy::Linux)
+	              .sum.connections[0]
+	              .mismatched,
+	          4u);
+	auto base = cm_rc(false, 0xC000, 0);
+	EXPECT_EQ(judge_frames(base.frames, Policy::Linux).sum.connections[0].mismatched, 9u);
+
+	// a flow label in the IPv6 header: stock rxe writes none
+	auto labelled = linux_cm_rc(true, kLinuxSportPorts1And7471, 0x1D4E);
+	j = judge_frames(labelled.frames, Policy::Linux);
+	EXPECT_EQ(j.sum.connections[0].mismatched, 9u);
+	EXPECT_EQ(j.sum.inconsistent, 1u);
+}
+
+// roce-ping --flow-label 0x5a5a5 on stock: the RC data on its fold 0xe5b3
+// (as ApplicationFlowLabelWins), the CM MADs on QP1's port, flow label 0
+// everywhere.
+TEST(CaptureLinux, ApplicationFlowLabelMovesTheDataOnly)
+{
+	auto c = linux_cm_rc(true, 0xE5B3);
+	auto j = judge_frames(c.frames, Policy::Linux, 0x5A5A5);
+	ASSERT_EQ(j.sum.connections.size(), 1u);
+	EXPECT_TRUE(j.sum.connections[0].consistent);
+	EXPECT_EQ(j.sum.connections[0].forward.expected_data, (WireEntropy{0xE5B3, 0}));
+	EXPECT_EQ(judge_frames(c.frames, Policy::Linux).sum.inconsistent, 1u);
+}
+
+// ibv_rc_pingpong with both QPNs 0x12 on stock (FACTS.md): 0xc144 both ways.
+TEST(CaptureLinux, NonCmRcOnTheQpnHash)
+{
+	Conversation c{true, "fd01::2", "fd02::2", 0xC144, 0, {}};
+	c.add(true, 0x12);
+	c.add(false, 0x12, {}, {}, 0x11);
+	c.add(false, 0x12);
+	c.add(true, 0x12, {}, {}, 0x11);
+	auto j = judge_frames(c.frames, Policy::Linux);
+	ASSERT_EQ(j.sum.connections.size(), 1u);
+	EXPECT_EQ(j.sum.connections[0].forward.expected_data, (WireEntropy{0xC144, 0}));
+	EXPECT_TRUE(j.sum.connections[0].consistent);
+	// rfc would send the flow label too
+	EXPECT_EQ(judge_frames(c.frames, Policy::Rfc).sum.inconsistent, 1u);
+}
+
+// Each direction of a UD conversation on its sender QP's own port.
+TEST(CaptureLinux, UdDirectionsOnTheirSendersPorts)
+{
+	Conversation c{false, "10.1.0.2", "10.2.0.2", kLegacy11, 0, {}};
+	c.add(true, 0x12, 0x11);
+	c.add(true, 0x12, 0x11);
+	c.sport = kLegacy12;
+	c.add(false, 0x11, 0x12);
+	c.add(false, 0x11, 0x12);
+	c.add(false, 0x11, 0x12);
+	auto j = judge_frames(c.frames, Policy::Linux);
+	ASSERT_EQ(j.sum.connections.size(), 1u);
+	const Connection &conn = j.sum.connections[0];
+	EXPECT_TRUE(conn.ud);
+	EXPECT_EQ(conn.udp_sports, (std::set<std::uint16_t>{kLegacy11, kLegacy12}));
+	EXPECT_EQ(conn.forward.expected_data, (WireEntropy{kLegacy11, 0}));
+	EXPECT_EQ(conn.reverse.expected_data, (WireEntropy{kLegacy12, 0}));
+	EXPECT_FALSE(conn.expected_cm);
+	EXPECT_TRUE(conn.consistent);
+	EXPECT_EQ(judge_frames(c.frames, Policy::Rfc).sum.inconsistent, 1u);
+
+	// both directions on the first sender's port: the replies disagree
+	Conversation one_port{false, "10.1.0.2", "10.2.0.2", kLegacy11, 0, {}};
+	one_port.add(true, 0x12, 0x11);
+	one_port.add(false, 0x11, 0x12);
+	one_port.add(false, 0x11, 0x12);
+	j = judge_frames(one_port.frames, Policy::Linux);
+	ASSERT_EQ(j.sum.connections.size(), 1u);
+	EXPECT_EQ(j.sum.connections[0].mismatched, 2u);
+	EXPECT_FALSE(j.sum.connections[0].consistent);
+}
+
+// rdma_cm UD (udaddy) on stock: SIDR REQ and REP on QP1's port, each
+// direction of the data on its sender's.
+TEST(CaptureLinux, SidrOnQp1sPortDataOnTheSendersPorts)
+{
+	Conversation c{true, "fd01::2", "fd02::2", kQp1Port, 0, {}};
+	c.mad(true, Mad(kCmSidrReq)
+	                .at(0, 0x77, 4)
+	                .at(8, 0x0000000001110000ull | 7471, 8)
+	                .at(16, 0, 2)
+	                .at(18, 1, 2));
+	c.mad(false, Mad(kCmSidrRep).at(0, 0x77, 4).at(8, 0x30, 3));
+	c.sport = kLegacy40;
+	c.add(true, 0x30, 0x40);
+	c.sport = kLegacy30;
+	c.add(false, 0x40, 0x30);
+	auto j = judge_frames(c.frames, Policy::Linux);
+	ASSERT_EQ(j.sum.connections.size(), 1u);
+	const Connection &conn = j.sum.connections[0];
+	EXPECT_EQ(conn.cm_mads, 2u);
+	EXPECT_EQ(conn.packets, 4u);
+	EXPECT_EQ(conn.expected_cm, (WireEntropy{kQp1Port, 0}));
+	EXPECT_EQ(conn.forward.expected_data, (WireEntropy{kLegacy40, 0}));
+	EXPECT_EQ(conn.reverse.expected_data, (WireEntropy{kLegacy30, 0}));
+	EXPECT_TRUE(conn.consistent);
+}
+
+// ---- a REQ answered by a REJ, and DREQs that cross ----
+
+// A REQ to a port nobody listens on and the CM's REJ: REJ's remote comm ID
+// is the REQ's local one, its local comm ID 0.
+Conversation rejected(bool ipv6, std::uint16_t req_sport, std::uint16_t rej_sport)
+{
+	Conversation c{
+	    ipv6, ipv6 ? "fd01::2" : "10.1.0.2", ipv6 ? "fd02::2" : "10.2.0.2", req_sport, 0, {}};
+	if (ipv6 && req_sport != kQp1Port)
+		c.fl = kFlPorts1And7471;
+	c.mad(true, req(0x3333, 0x31, 1, 7471));
+	c.sport = rej_sport;
+	c.mad(false, ids(kCmRej, 0, 0x3333));
+	return c;
+}
+
+TEST(CaptureReject, RejIsPartOfItsReqsConnection)
+{
+	for (bool ipv6 : {false, true}) {
+		auto c = rejected(ipv6, kSportPorts1And7471, kSportPorts1And7471);
+		auto j = judge_frames(c.frames, Policy::Rfc);
+		ASSERT_EQ(j.sum.connections.size(), 1u);
+		const Connection &conn = j.sum.connections[0];
+		EXPECT_EQ(conn.src, ipv6 ? "fd01::2" : "10.1.0.2");
+		EXPECT_EQ(conn.cm_mads, 2u);
+		EXPECT_EQ(conn.forward.packets, 1u);
+		EXPECT_EQ(conn.reverse.packets, 1u);
+		EXPECT_EQ(conn.reverse.cm_packets, 1u);
+		ASSERT_TRUE(conn.cm_ports);
+		EXPECT_EQ(conn.cm_ports->second, 7471);
+		EXPECT_EQ(conn.qpns, (std::vector<std::uint32_t>{0x31}));
+		EXPECT_EQ(conn.expected_flow_label, kFlPorts1And7471);
+		EXPECT_TRUE(conn.consistent);
+	}
+}
+
+// Our kernel before the fix: the REJ on the base port, off the REQ's.
+TEST(CaptureReject, RejOnTheBasePortDisagreesUnderRfc)
+{
+	auto c = rejected(false, kSportPorts1And7471, 0xC000);
+	auto j = judge_frames(c.frames, Policy::Rfc);
+	ASSERT_EQ(j.sum.connections.size(), 1u);
+	EXPECT_EQ(j.sum.connections[0].mismatched, 1u);
+	EXPECT_FALSE(j.sum.connections[0].consistent);
+	// under off both are on the base port
+	EXPECT_EQ(
+	    judge_frames(rejected(false, 0xC000, 0xC000).frames, Policy::Off).sum.inconsistent, 0u);
+}
+
+TEST(CaptureReject, BothOnQp1sPortUnderLinux)
+{
+	auto c = rejected(true, kQp1Port, kQp1Port);
+	auto j = judge_frames(c.frames, Policy::Linux);
+	ASSERT_EQ(j.sum.connections.size(), 1u);
+	EXPECT_EQ(j.sum.connections[0].expected_cm, (WireEntropy{kQp1Port, 0}));
+	EXPECT_FALSE(j.sum.connections[0].forward.expected_data);
+	EXPECT_TRUE(j.sum.connections[0].consistent);
+}
+
+// A REJ whose REQ the capture missed: from the passive side, to the active.
+TEST(CaptureReject, RejAloneNamesTheActiveSide)
+{
+	auto c = rejected(false, kSportPorts1And7471, kSportPorts1And7471);
+	c.frames.erase(c.frames.begin());
+	auto j = judge_frames(c.frames, Policy::Rfc);
+	ASSERT_EQ(j.sum.connections.size(), 1u);
+	EXPECT_EQ(j.sum.connections[0].src, "10.1.0.2");
+	EXPECT_EQ(j.sum.connections[0].dst, "10.2.0.2");
+	EXPECT_EQ(j.sum.connections[0].reverse.packets, 1u);
+}
+
+// A connection and a rejected REQ between the same hosts: two connections.
+TEST(CaptureReject, RejectedReqBesideAConnection)
+{
+	auto c = cm_rc(false, kSportPorts1And7471, 0);
+	auto r = rejected(false, kSportPorts1And7471, kSportPorts1And7471);
+	c.frames.insert(c.frames.begin() + 3, r.frames.begin(), r.frames.end());
+	auto j = judge_frames(c.frames, Policy::Rfc);
+	ASSERT_EQ(j.sum.connections.size(), 2u);
+	EXPECT_EQ(j.sum.connections[0].packets, 9u);
+	EXPECT_EQ(j.sum.connections[1].packets, 2u);
+	EXPECT_EQ(j.sum.inconsistent, 0u);
+}
+
+// Both ends disconnect and destroy their IDs at once: the DREQs cross, and
+// each is answered by the CM's "no connection" path (cm_issue_drep()), its
+// comm IDs taken from the DREQ.  Those DREPs belong to the connection; the
+// one from B leaves on B_DREP_SPORT.
+Conversation crossing(std::uint16_t b_drep_sport)
+{
+	Conversation c{false, "10.1.0.2", "10.2.0.2", kSportPorts1And7471, 0, {}};
+	c.mad(true, req(0x1111, 0x21, 1, 7471));
+	c.mad(false, rep(0x2222, 0x1111, 0x22));
+	c.mad(true, ids(kCmRtu, 0x1111, 0x2222));
+	c.add(true, 0x22);
+	c.add(false, 0x21, {}, {}, 0x11);
+	c.mad(true, ids(kCmDreq, 0x1111, 0x2222));
+	c.mad(false, ids(kCmDreq, 0x2222, 0x1111));
+	c.mad(true, ids(kCmDrep, 0x1111, 0x2222));
+	c.sport = b_drep_sport;
+	c.mad(false, ids(kCmDrep, 0x2222, 0x1111));
+	return c;
+}
+
+TEST(CaptureLateDrep, OnTheConnectionsPortIsOk)
+{
+	auto j = judge_frames(crossing(kSportPorts1And7471).frames, Policy::Rfc);
+	ASSERT_EQ(j.sum.connections.size(), 1u);
+	EXPECT_EQ(j.sum.connections[0].cm_mads, 7u);
+	EXPECT_EQ(j.sum.connections[0].packets, 9u);
+	const std::map<std::uint16_t, unsigned> from_a{
+	    {kCmReq, 1}, {kCmRtu, 1}, {kCmDreq, 1}, {kCmDrep, 1}};
+	const std::map<std::uint16_t, unsigned> from_b{{kCmRep, 1}, {kCmDreq, 1}, {kCmDrep, 1}};
+	EXPECT_EQ(j.sum.connections[0].forward.cm_attrs, from_a);
+	EXPECT_EQ(j.sum.connections[0].reverse.cm_attrs, from_b);
+	EXPECT_TRUE(j.sum.connections[0].consistent);
+}
+
+TEST(Capture, CmAttributeNames)
+{
+	EXPECT_EQ(cm_attr_name(kCmReq), "REQ");
+	EXPECT_EQ(cm_attr_name(kCmDrep), "DREP");
+	EXPECT_EQ(cm_attr_name(kCmSidrRep), "SIDR_REP");
+	EXPECT_EQ(cm_attr_name(0x19), "0x0019"); // LAP
+	EXPECT_EQ(cm_attr_name(0x0F), "0x000f");
+}
+
+TEST(CaptureLateDrep, OnTheBasePortDisagreesUnderRfc)
+{
+	auto j = judge_frames(crossing(0xC000).frames, Policy::Rfc);
+	ASSERT_EQ(j.sum.connections.size(), 1u); // still its connection's
+	EXPECT_EQ(j.sum.connections[0].cm_mads, 7u);
+	EXPECT_EQ(j.sum.connections[0].mismatched, 1u);
+	EXPECT_EQ(j.sum.connections[0].reverse.cm_udp_sports,
+	          (std::set<std::uint16_t>{0xC000, kSportPorts1And7471}));
+	EXPECT_FALSE(j.sum.connections[0].consistent);
+	EXPECT_EQ(j.sum.inconsistent, 1u);
+}
+
 struct CliRun {
 	int status;
 	std::string out, err;
@@ -433,6 +748,71 @@ TEST(PcapCli, JsonAndExitStatus)
 	EXPECT_EQ(r.status, 1);
 	EXPECT_NE(r.out.find("DISAGREES"), std::string::npos) << r.out;
 	EXPECT_NE(r.out.find("1 disagree with mix"), std::string::npos) << r.out;
+}
+
+TEST(PcapCli, LinuxJsonPredictsPerKind)
+{
+	TempCapture cap(linux_cm_rc(true, kLinuxSportPorts1And7471).frames);
+	auto r = pcap_cli({cap.path(), "--policy", "linux", "--json"});
+	ASSERT_EQ(r.status, 0) << r.err << r.out;
+	auto j = nlohmann::json::parse(r.out);
+	EXPECT_EQ(j["policy"], "linux");
+	const auto c = j["connections"][0];
+	EXPECT_EQ(c["expected_udp_sport"], nullptr);
+	EXPECT_EQ(c["expected_cm"], (nlohmann::json{{"udp_sport", kQp1Port}, {"flow_label", 0}}));
+	EXPECT_EQ(c["forward"]["expected_data"],
+	          (nlohmann::json{{"udp_sport", kLinuxSportPorts1And7471}, {"flow_label", 0}}));
+	EXPECT_EQ(c["reverse"]["expected_data"]["udp_sport"], kLinuxSportPorts1And7471);
+	EXPECT_EQ(c["forward"]["cm_packets"], 3);
+	EXPECT_EQ(c["forward"]["cm_messages"],
+	          (nlohmann::json{{"REQ", 1}, {"RTU", 1}, {"DREQ", 1}}));
+	EXPECT_EQ(c["reverse"]["cm_messages"], (nlohmann::json{{"REP", 1}, {"DREP", 1}}));
+	EXPECT_EQ(c["forward"]["data_packets"], 2);
+	EXPECT_EQ(c["mismatched"], 0);
+	EXPECT_EQ(c["unpredicted"], 0);
+	EXPECT_EQ(c["consistent"], true);
+
+	r = pcap_cli({cap.path(), "--policy", "linux"});
+	EXPECT_EQ(r.status, 0);
+	EXPECT_NE(r.out.find("expected CM MADs 0xd872, data -> 0xdd4e, data <- 0xdd4e, flow "
+	                     "label 0: ok"),
+	          std::string::npos)
+	    << r.out;
+
+	r = pcap_cli({cap.path(), "--policy", "rfc"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_NE(r.out.find("DISAGREES (9 packets off their prediction)"), std::string::npos)
+	    << r.out;
+}
+
+// One application set a flow label, the other not: --port-flow-label
+// names the first by its service port (7471, cm_rc()'s).
+TEST(PcapCli, PortFlowLabelForOneServiceOnly)
+{
+	auto fl = cm_rc(true, 0xE5B3, 0x5A5A5); // ApplicationFlowLabelWins's port
+	// the second connection: other comm IDs, QPNs and service port 7472
+	// (1 * 7472 = 0x1d30; ^ >> 8: 0x1d2d; port 0xdd2d)
+	Conversation other{true, "fd01::2", "fd02::2", 0xDD2D, 0x1D2D, {}};
+	other.mad(true, req(0x5555, 0x41, 1, 7472));
+	other.mad(false, rep(0x6666, 0x5555, 0x42));
+	other.add(true, 0x42);
+	other.add(false, 0x41);
+	std::vector<Buf> frames = fl.frames;
+	frames.insert(frames.end(), other.frames.begin(), other.frames.end());
+	TempCapture cap(frames);
+
+	auto r = pcap_cli({cap.path(), "--policy", "rfc", "--port-flow-label", "7471:0x5a5a5"});
+	EXPECT_EQ(r.status, 0) << r.out << r.err;
+	EXPECT_NE(r.out.find("0 disagree with rfc"), std::string::npos) << r.out;
+	// the global one would claim the other connection too
+	r = pcap_cli({cap.path(), "--policy", "rfc", "--flow-label", "0x5a5a5"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_NE(r.out.find("1 disagree with rfc"), std::string::npos) << r.out;
+	r = pcap_cli({cap.path(), "--policy", "rfc", "--port-flow-label", "7472:0x5a5a5"});
+	EXPECT_NE(r.out.find("2 disagree with rfc"), std::string::npos) << r.out;
+	EXPECT_EQ(pcap_cli({cap.path(), "--port-flow-label", "7471"}).status, 2);
+	EXPECT_EQ(pcap_cli({cap.path(), "--port-flow-label", "7471:0x100000"}).status, 2);
+	EXPECT_EQ(pcap_cli({cap.path(), "--port-flow-label", "65536:1"}).status, 2);
 }
 
 TEST(PcapCli, BadInputsExitTwo)
@@ -485,6 +865,51 @@ TEST(RealCapture, RpingIpv6UnderRfc)
 	EXPECT_EQ(c.flow_labels, std::set<std::uint32_t>{0x33137});
 	EXPECT_TRUE(c.consistent);
 	EXPECT_EQ(malformed, 0u);
+}
+
+// Captured in the VM on stock 6.12 (STOCK=1, build/vm-h2-1, 2026-11-23):
+// rping over IPv4, CM ports 60471 and 7174, QPNs 0x11 both.  By hand:
+// 60471 * 31 + 7174 = 0x1cb6af, masked 0xcb6af; port (0x36af ^ 0x32) |
+// 0xc000 = 0xf69d for the data, QP1's 0xd872 for the CM MADs.
+TEST(RealCapture, RpingIpv4OnStock)
+{
+	unsigned not_roce, malformed;
+	auto pkts = read_capture(kData + "/rping-v4-stock.pcapng", not_roce, malformed);
+	auto sum = judge_capture(pkts, Policy::Linux, 0);
+	ASSERT_EQ(sum.connections.size(), 1u);
+	const Connection &c = sum.connections[0];
+	ASSERT_TRUE(c.cm_ports);
+	EXPECT_EQ(c.cm_ports->first, 60471);
+	EXPECT_EQ(c.cm_mads, 5u);
+	EXPECT_EQ(c.packets, 41u);
+	EXPECT_EQ(c.udp_sports, (std::set<std::uint16_t>{0xd872, 0xf69d}));
+	EXPECT_EQ(c.forward.data_udp_sports, std::set<std::uint16_t>{0xf69d});
+	EXPECT_EQ(c.reverse.data_udp_sports, std::set<std::uint16_t>{0xf69d});
+	EXPECT_EQ(c.forward.cm_udp_sports, std::set<std::uint16_t>{0xd872});
+	EXPECT_EQ(c.reverse.cm_udp_sports, std::set<std::uint16_t>{0xd872});
+	EXPECT_TRUE(c.consistent);
+	EXPECT_EQ(judge_capture(pkts, Policy::Rfc, 0).inconsistent, 1u);
+}
+
+// The same run: udaddy over IPv6, client QPN 0x17, server QPN 0x16.  By
+// hand: hash_32(0x17, 14) = (0x17 * 0x61c88647 mod 2^32) >> 18 =
+// 0xc9041061 >> 18 = 0x3241, port 0xf241; hash_32(0x16, 14) = 0x673b8a1a
+// >> 18 = 0x19ce, port 0xd9ce; SIDR REQ and REP on 0xd872; flow label 0.
+TEST(RealCapture, UdaddyIpv6OnStock)
+{
+	unsigned not_roce, malformed;
+	auto pkts = read_capture(kData + "/udaddy-v6-stock.pcapng", not_roce, malformed);
+	auto sum = judge_capture(pkts, Policy::Linux, 0);
+	ASSERT_EQ(sum.connections.size(), 1u);
+	const Connection &c = sum.connections[0];
+	EXPECT_TRUE(c.ud);
+	EXPECT_EQ(c.qpns, (std::vector<std::uint32_t>{0x17, 0x16}));
+	EXPECT_EQ(c.cm_mads, 2u);
+	EXPECT_EQ(c.forward.data_udp_sports, std::set<std::uint16_t>{0xf241});
+	EXPECT_EQ(c.reverse.data_udp_sports, std::set<std::uint16_t>{0xd9ce});
+	EXPECT_EQ(c.flow_labels, std::set<std::uint32_t>{0});
+	EXPECT_TRUE(c.consistent);
+	EXPECT_EQ(judge_capture(pkts, Policy::Rfc, 0).inconsistent, 1u);
 }
 
 // udaddy over IPv4 under rfc: the known gap (Documentation): the passive

@@ -116,25 +116,53 @@ INSTANTIATE_TEST_SUITE_P(AllPolicies, Properties,
 
 TEST(Policy, NamesRoundTrip)
 {
-	for (auto p : {Policy::Off, Policy::Rfc, Policy::Mix})
+	for (auto p : {Policy::Off, Policy::Rfc, Policy::Mix, Policy::Linux})
 		EXPECT_EQ(parse_policy(policy_name(p)), p);
+	EXPECT_EQ(parse_policy("linux"), Policy::Linux);
+	EXPECT_EQ(policy_name(Policy::Linux), "linux");
 	EXPECT_FALSE(parse_policy("RFC"));
 	EXPECT_FALSE(parse_policy(""));
 	EXPECT_FALSE(parse_policy("rfc\n"));
+	EXPECT_FALSE(parse_policy("linux-cma"));
 }
 
-TEST(References, LinuxCmaIsNotSymmetric)
+TEST(Linux, CmFlowLabelIsTheCmaHashAndNotSymmetric)
 {
 	EXPECT_EQ(linux_cma_flow_label(1, 2), 33u);
 	EXPECT_EQ(linux_cma_flow_label(2, 1), 63u);
+	EXPECT_EQ(cm_flow_label(Policy::Linux, 1, 2), 33u);
+	// 45313 * 31 + 7174 = 1412901 = 0x158b25: 21 bits, masked to 0x58b25;
+	// its fold (0x0b25 ^ 0x16) | 0xc000 = 0xcb33.
+	EXPECT_EQ(cm_flow_label(Policy::Linux, 45313, 7174), 0x58B25u);
+	EXPECT_EQ(udp_sport(cm_flow_label(Policy::Linux, 45313, 7174)), 0xCB33);
 }
 
-TEST(References, RxeLegacyPort)
+TEST(Linux, QpnFlowLabelIsTheRfcHash)
+{
+	// ibv_rc_pingpong on stock 6.12 with both QPNs 0x12 (FACTS.md): 0xc144.
+	EXPECT_EQ(qpn_flow_label(Policy::Linux, 0x12, 0x12), 0x144u);
+	EXPECT_EQ(udp_sport(flow_label(Policy::Linux, 0, 0x12, 0x12)), 0xC144);
+	EXPECT_EQ(flow_label(Policy::Linux, 0xABCDE, 0x12, 0x12), 0xABCDEu);
+}
+
+TEST(Linux, RxeLegacyPort)
 {
 	// 0xC000 + hash_32(qpn, 14): hash_32(1, 14) = 0x61C88647 >> 18 = 0x1872.
 	EXPECT_EQ(rxe_legacy_sport(1), 0xC000 + 0x1872);
 	// QP1 (GSI): FACTS.md measured 55410 = 0xD872 for stock rxe's CM MADs.
 	EXPECT_EQ(rxe_legacy_sport(1), 55410);
+	// 0x12 * 0x61c88647 = 0x6e01970fe, mod 2^32 0xe01970fe; >> 18 = 0x3806.
+	EXPECT_EQ(rxe_legacy_sport(0x12), 0xF806);
+	// 0x14 * 0x61c88647 mod 2^32 = 0xa3aa7d8c; >> 18 = 0x28ea.
+	EXPECT_EQ(rxe_legacy_sport(0x14), 0xE8EA);
+}
+
+TEST(Linux, WhatRxePutsOnTheWire)
+{
+	EXPECT_EQ(linux_rxe_cm_mad(), (WireEntropy{55410, 0}));
+	EXPECT_EQ(linux_rxe_ud(0x12), (WireEntropy{0xF806, 0}));
+	// the fold of the flow label, but no flow label in the IPv6 header
+	EXPECT_EQ(linux_rxe_rc(0x5A5A5), (WireEntropy{0xE5B3, 0}));
 }
 
 } // namespace

@@ -122,6 +122,44 @@ TEST(PingArgs, ServerServesUntilKilledByDefault)
 	EXPECT_EQ(p.opts.connections, 3u);
 }
 
+TEST(PingArgs, CloseAtOnceOnBothEnds)
+{
+	auto p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--port", "7472",
+	                "--messages", "5", "--close-at-once"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_TRUE(p.opts.close_at_once);
+	EXPECT_FALSE(p.opts.expect_reject);
+	EXPECT_EQ(p.opts.messages, 5u);
+
+	p = parse({"server", "--bind", "10.2.0.2", "--port", "7472", "--connections", "1",
+	           "--close-at-once", "--messages", "5"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_TRUE(p.opts.server);
+	EXPECT_TRUE(p.opts.close_at_once);
+	EXPECT_EQ(p.opts.messages, 5u);
+	EXPECT_EQ(p.opts.connections, 1u);
+
+	// the server closes after the client's default number of round trips
+	p = parse({"server", "--bind", "fd02::2", "--close-at-once"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_EQ(p.opts.messages, 10u);
+
+	p = parse({"client", "--bind", "fd01::2", "--server", "fd02::2"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_FALSE(p.opts.close_at_once);
+	EXPECT_FALSE(p.opts.expect_reject);
+}
+
+TEST(PingArgs, ExpectReject)
+{
+	auto p = parse({"client", "--bind", "fd01::2", "--server", "fd02::2", "--port", "7999",
+	                "--expect-reject", "--json"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_TRUE(p.opts.expect_reject);
+	EXPECT_EQ(ntohs(in6(p.opts.remote).sin6_port), 7999);
+	EXPECT_EQ(p.opts.connections, 1u);
+}
+
 struct BadArgs {
 	const char *name;
 	std::vector<std::string> args;
@@ -179,6 +217,25 @@ const BadArgs bad_args[] = {
      {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--cycles", "5", "--until", "/tmp/x"},
      "cannot be combined"},
     {"CyclesOnServer", {"server", "--bind", "10.2.0.2", "--cycles", "5"}, "cycles"},
+    {"ServerMessagesWithoutCloseAtOnce",
+     {"server", "--bind", "10.2.0.2", "--messages", "5"},
+     "needs --close-at-once"},
+    {"ServerZeroMessages",
+     {"server", "--bind", "10.2.0.2", "--close-at-once", "--messages", "0"},
+     "below 1"},
+    {"CloseAtOnceWithCycles",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--cycles", "5", "--close-at-once"},
+     "cannot be combined"},
+    {"ExpectRejectWithCloseAtOnce",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--expect-reject", "--close-at-once"},
+     "makes no connection"},
+    {"ExpectRejectWithMessages",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--expect-reject", "--messages", "3"},
+     "makes no connection"},
+    {"ExpectRejectWithCycles",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--expect-reject", "--cycles", "3"},
+     "makes no connection"},
+    {"ExpectRejectOnServer", {"server", "--bind", "10.2.0.2", "--expect-reject"}, "expect-reject"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, PingArgsBad, testing::ValuesIn(bad_args),

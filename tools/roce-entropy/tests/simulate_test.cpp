@@ -38,6 +38,27 @@ TEST(Simulate, PortsAreThePoliciesPorts)
 	EXPECT_EQ(ports[0], udp_sport(rfc_qpn_flow_label(0x11, 0x11)));
 }
 
+// Stock 6.12 ("linux"): rdma_cm's sport * 31 + dport for the port
+// scenarios, the RFC QPN hash for the QPN ones.
+TEST(Simulate, LinuxIsStock612)
+{
+	SimParams p;
+	p.policy = SimPolicy::Linux;
+	p.connections = 2;
+	const auto ports = sim_ports(p, 0);
+	ASSERT_EQ(ports.size(), 2u);
+	// 0xc000 * 31 + 7174 = 0x175c06, masked 0x75c06: (0x1c06 ^ 0x1d) | 0xc000
+	EXPECT_EQ(ports[0], 0xDC1B);
+	// 0xc001 * 31 + 7174 = 0x175c25, masked 0x75c25: (0x1c25 ^ 0x1d) | 0xc000
+	EXPECT_EQ(ports[1], 0xDC38);
+	p.scenario = Scenario::SeqQpns;
+	p.connections = 3;
+	SimParams rfc = p;
+	rfc.policy = SimPolicy::Rfc;
+	EXPECT_EQ(sim_ports(p, 0), sim_ports(rfc, 0));
+	EXPECT_EQ(sim_ports(p, 0)[1], 0xC144);
+}
+
 TEST(Simulate, PathsInRangeAndLoadAddsUp)
 {
 	SimParams p;
@@ -91,7 +112,9 @@ TEST(Simulate, IdealIsNearTheBirthdayBound)
 
 TEST(Simulate, Names)
 {
-	EXPECT_EQ(parse_sim_policy("linux-cma"), SimPolicy::LinuxCma);
+	EXPECT_EQ(parse_sim_policy("linux"), SimPolicy::Linux);
+	EXPECT_EQ(name_of(SimPolicy::Linux), "linux");
+	EXPECT_EQ(parse_sim_policy("linux-cma"), SimPolicy::Linux); // its former name
 	EXPECT_EQ(parse_scenario("stride8-qpns"), Scenario::Stride8Qpns);
 	EXPECT_EQ(parse_switch_hash("jhash"), SwitchHash::Jhash);
 	EXPECT_FALSE(parse_switch_hash("md5"));
