@@ -3,20 +3,20 @@
 # RoCE v2 entropy: out-of-tree build and tests against Linux 6.12.
 # See README.md.  Every target installs what it is missing first.
 #
-#   make check            every test (what CI runs)
-#   make check-debug      the VM tests on a KASAN/lockdep/kmemleak kernel (slow)
 #   make demo             RoCE v2 over an 8-link ECMP router, per policy
-#   make bench            what the entropy costs: rxe rates per policy, as ratios
+#   make check            every test (what CI runs); DEBUG=1: the VM runs on a
+#                         KASAN/lockdep/kmemleak kernel; RUNS="a b": these VM
+#                         runs only (tools/testing/runs)
 #   make modules          build/modules/*.ko (W=1, C=1 passed to Kbuild)
-#   make kernel           the QEMU test kernel, cached outside the repo
-#   make lint             W=1 + sparse: no warnings in our or patched files
-#   make tools            build/bin/roce-entropy, the C++ tool
-#   make fuzz             libFuzzer on roce-entropy, FUZZ_SECONDS=30 per target
-#   make kunit            the KUnit suites with kunit.py under QEMU
-#   make vm-run SCRIPT=f  boot the test VM with our modules and run f
-#   make hardening        VM: 4096 QP pairs, knob toggle storm, 20 module reloads
+#   make series-check     each patch on pristine 6.12: git am, W=1 + sparse,
+#                         checkpatch, get_maintainer (KTAP)
 #   make patchset         build/patchset/: the series as git format-patch
-#   make intree-check     git am each patch on pristine 6.12, build, checkpatch
+#   make tools            build/bin/: roce-entropy, roce-ping, roce-qps, rxe-wqe-av
+#   make kunit            the KUnit suites with kunit.py under QEMU
+#   make fuzz             libFuzzer on roce-entropy, FUZZ_SECONDS=30 per target
+#   make bench            what the entropy costs: rxe rates per policy, as ratios
+#   make kernel           the QEMU test kernel, cached outside the repo
+#   make vm-run SCRIPT=f  boot the test VM with our modules and run f
 #
 # KSRC=<6.12 tree> overrides Debian's linux-source-6.12; CACHE=<dir> moves
 # the cache (default $XDG_CACHE_HOME/roce-entropy).
@@ -24,8 +24,8 @@
 SHELL := /bin/bash
 TOOLS := tools/build
 
-.PHONY: all deps kernel modules lint tools kunit vm-run check demo bench clean help \
-	patchset intree-check fuzz hardening check-debug
+.PHONY: all deps kernel modules tools kunit vm-run check check-debug demo bench \
+	clean help patchset series-check fuzz
 
 all: modules
 
@@ -47,37 +47,30 @@ tools: deps
 fuzz: deps
 	@$(TOOLS)/fuzz.sh $(or $(FUZZ_SECONDS),30)
 
-lint: kernel
-	@$(TOOLS)/lint.sh
-
 kunit: deps
 	@$(TOOLS)/kunit.sh
 
 vm-run: modules
 	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path/to/script" >&2; exit 2; }
-	@tools/qemu/vm-run.sh $(SCRIPT)
+	@tools/testing/vm/run.sh $(SCRIPT)
 
 patchset: deps
 	@$(TOOLS)/patchset.sh
 
-intree-check: kernel patchset
-	@$(TOOLS)/intree-check.sh
+series-check: kernel
+	@$(TOOLS)/series-check.sh
 
 check:
-	@tools/check.sh
+	@DEBUG="$(DEBUG)" RUNS="$(RUNS)" tools/testing/check.sh
 
 check-debug:
-	@tools/check-debug.sh
+	@DEBUG=1 RUNS="$(RUNS)" tools/testing/check.sh
 
 demo: modules tools
-	@tools/demo.sh
-
-hardening: modules tools
-	@VM_TIMEOUT=2400 tools/qemu/vm-run.sh tools/qemu/tests/many-qps.sh \
-		tools/qemu/tests/storm.sh tools/qemu/tests/lifecycle.sh
+	@tools/demo/demo.sh
 
 bench: modules tools
-	@tools/bench.sh
+	@tools/bench/bench.sh
 
 clean:
 	rm -rf build

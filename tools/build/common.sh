@@ -12,7 +12,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/roce-entropy}
 BUILD=$REPO/build
 JOBS=${JOBS:-$(nproc)}
-FRAGMENT=$REPO/tools/qemu/kernel.config
+FRAGMENT=$REPO/tools/testing/vm/kernel.config
 # RTE_DEBUG=1 (make check-debug): the debug kernel, kernel-debug.config
 # merged on top, in a cache directory of its own; the modules built against
 # it go to $MODBUILD = build/debug, so that neither build ever overwrites
@@ -20,51 +20,12 @@ FRAGMENT=$REPO/tools/qemu/kernel.config
 FRAGMENTS=("$FRAGMENT")
 MODBUILD=$BUILD
 if [ "${RTE_DEBUG:-0}" = 1 ]; then
-	FRAGMENTS+=("$REPO/tools/qemu/kernel-debug.config")
+	FRAGMENTS+=("$REPO/tools/testing/vm/kernel-debug.config")
 	MODBUILD=$BUILD/debug
 fi
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
-
-# result RC NAME: the "ok - NAME" or "not ok - NAME" line of a check run
-# (make check, make check-debug), counted in PASS and FAIL, kept in $LOG.
-result() {
-	local line
-
-	if [ "$1" = 0 ]; then
-		PASS=$((PASS + 1))
-		line="ok - $2"
-	else
-		FAIL=$((FAIL + 1))
-		line="not ok - $2"
-	fi
-	echo "$line" | tee -a "$LOG"
-}
-
-# stage NAME CMD...: a prerequisite of a check run, timed; its failure
-# ends the run through the run's own finish().
-stage() {
-	local name=$1 t=$SECONDS rc
-
-	shift
-	say "$name"
-	"$@"
-	rc=$?
-	echo "# $name: $((SECONDS - t)) s" | tee -a "$LOG"
-	result $rc "$name"
-	[ $rc = 0 ] || finish
-}
-
-# tally FILE: a VM run's "ok -"/"not ok -" lines, counted in PASS and FAIL,
-# and its notes worth keeping (known gaps and limitations, flaky tests, the
-# figures), all kept in $LOG.
-tally() {
-	grep -E '^((not )?ok - |# (flaky|known (gap|limitation)|32 concurrent|toggle storm|[0-9]+ QP pairs|module lifecycle|kmemleak))' \
-		"$1" | tee -a "$LOG"
-	PASS=$((PASS + $(grep -c '^ok - ' "$1")))
-	FAIL=$((FAIL + $(grep -c '^not ok - ' "$1")))
-}
 
 # ksrc_init: set KSRC and KVER, extracting Debian's source when needed.
 ksrc_init() {
@@ -98,11 +59,13 @@ ksrc_init() {
 	[ "${RTE_DEBUG:-0}" != 1 ] || KBUILD=$CACHE/kernel-$KVER-debug-$key
 	MODROOT=$KBUILD/modroot
 	# git repository of the pristine $TREE_DIRS, tag "base" (patchset.sh)
-	GITBASE=$CACHE/git-tree-$KVER
+	GITBASE=$CACHE/git-tree-$KVER-$(echo "$TREE_DIRS" | sha256sum | cut -c1-8)
 }
 
 # Kernel directories the series touches; the build copies only these.
-TREE_DIRS="drivers/infiniband include/rdma include/linux/mlx5"
+TREE_DIRS="drivers/infiniband include/rdma include/linux/mlx5 Documentation/infiniband
+	Documentation/ABI/stable"
+TREE_DIRS=$(echo $TREE_DIRS)
 
 # stage_src [DIR]: DIR (default $BUILD/src) = the kernel's copies of
 # $TREE_DIRS, our new files on top, then patches/series applied in order.
@@ -116,11 +79,12 @@ stage_src() {
 		mkdir -p "$src/$(dirname "$d")"
 		cp -a "$KSRC/$d" "$src/$d"
 	done
-	(cd "$REPO" && find include drivers -type f -print0) |
-		while IFS= read -r -d '' p; do
-			mkdir -p "$src/$(dirname "$p")"
-			cp "$REPO/$p" "$src/$p"
-		done
+	# the new files of the series
+	while read -r p f; do
+		case $p in ''|'#'*) continue ;; esac
+		mkdir -p "$src/$(dirname "$f")"
+		cp "$REPO/$f" "$src/$f"
+	done < "$REPO/patches/new-files"
 	while read -r p; do
 		case $p in ''|'#'*) continue ;; esac
 		[ -f "$REPO/patches/$p" ] || die "patches/series names $p, which is missing"

@@ -15,7 +15,7 @@ PACKAGES="
 	tshark jq
 	cmake g++ pkg-config libpcap-dev libgtest-dev libgmock-dev libbenchmark-dev
 	libcli11-dev nlohmann-json3-dev clang-format
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev ccache
 "
 
 missing=

@@ -25,7 +25,7 @@ say "kunit: building and running (the first build takes several minutes)"
 mkdir -p "$BUILD"
 rc=0
 (cd "$KTREE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
-	--build_dir="$KOUT" --kunitconfig="$REPO/tools/kunit/.kunitconfig" \
+	--build_dir="$KOUT" --kunitconfig="$REPO/tools/testing/kunitconfig" \
 	--jobs="$JOBS" --timeout=300) > "$BUILD/kunit.log" 2>&1 || rc=$?
 grep -E '^\[[0-9:]+\] (=+ \[|Testing complete|Elapsed|.*(FAILED|CRASHED|ERROR))' \
 	"$BUILD/kunit.log" | tail -n 40 || true

@@ -46,7 +46,7 @@ mapfile -t patches < <(find "$PSET" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.pa
 	! -name '0000-cover-letter.patch' | sort)
 [ ${#patches[@]} -gt 0 ] || die "no patches in $PSET"
 
-SC=$CACHE/series-${KBUILD##*/kernel-}
+SC=$CACHE/series-${KBUILD##*/kernel-}-${GITBASE##*-}
 WT=$SC/src
 LOGS=$BUILD/series-check
 mkdir -p "$SC" "$LOGS"

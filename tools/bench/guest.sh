@@ -35,8 +35,7 @@
 # RTE_BENCH_ROUNDS (3), RTE_BENCH_CYCLES (600 cycles per cm run),
 # RTE_BENCH_SETTLE (0.5 s of quiet before each run) and RTE_BENCH_PING
 # (roce-ping to use, default build/bin/roce-ping) change it.
-. "$rte_repo/tools/qemu/guest-lib.sh"
-. "$rte_repo/tools/qemu/tests/wire-lib.sh"
+. "$rte_repo/tools/testing/lib.sh"
 
 ROUNDS=${RTE_BENCH_ROUNDS:-3}
 CYCLES=${RTE_BENCH_CYCLES:-600}
@@ -65,11 +64,10 @@ router_rx() {
 
 # listening PORT...: every one of them has a listening rdma_cm ID.
 listening() {
-	local p ids
+	local p
 
-	ids=$(rdma resource show cm_id | grep LISTEN) || return 1
 	for p in "$@"; do
-		grep -q ":$p " <<< "$ids" || return 1
+		cm_listening "" "$p" || return 1
 	done
 }
 

@@ -9,7 +9,7 @@
 # - a device that registers again (rxe deleted and re-added) starts from
 #   the parameter, not from the policy its previous self had.
 # Ends with the stack loaded and rxea, rxeb up at the default, as it began.
-. "$rte_repo/tools/qemu/guest-lib.sh"
+. "$rte_repo/tools/testing/lib.sh"
 
 PARAM=/sys/module/ib_core/parameters/roce_entropy
 KNOB_A=/sys/class/infiniband/rxea/ports/1/roce_entropy

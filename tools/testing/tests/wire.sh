@@ -31,8 +31,51 @@
 # side, then the IPv6 ones (dumpcap starts slowly under TCG); roce-entropy
 # reads it once, and each type's connections are found in its verdict by
 # address family, transport and rdma_cm service port.
-. "$rte_repo/tools/qemu/guest-lib.sh"
-. "$rte_repo/tools/qemu/tests/wire-lib.sh"
+. "$rte_repo/tools/testing/lib.sh"
+
+# jq definitions: show, what roce-entropy pcap found for one connection:
+# its CM MADs by kind each way, its ports (CM MADs and data apart), flow
+# labels, and what the policy predicted for each kind of packet (a one-port
+# policy predicts the same for all three).
+JQ_SHOW='
+def msgs(d): ["REQ", "MRA", "REJ", "REP", "RTU", "DREQ", "DREP", "SIDR_REQ", "SIDR_REP"] as $o |
+	d.cm_messages | to_entries | sort_by(.key as $k | $o | index($k) // 99) |
+	map("\(.key) \(.value)") | join(" ");
+def port(e): if e == null then "-" else "\(e.udp_sport)" end;
+def show:
+	"  \(.transport) \(.src) -> \(.dst): QPNs \(.qpns), CM ports \(.cm_ports // "none"), \(.cm_mads) CM MADs (-> \(msgs(.forward)), <- \(msgs(.reverse)))",
+	"  -> \(.forward.packets) packets, CM on \(.forward.cm_udp_sports), data on \(.forward.data_udp_sports); <- \(.reverse.packets), CM on \(.reverse.cm_udp_sports), data on \(.reverse.data_udp_sports)",
+	"  predicted: CM \(port(.expected_cm)), data -> \(port(.forward.expected_data)), <- \(port(.reverse.expected_data)); \(.mismatched) packets off, \(.unpredicted) unpredicted",
+	(select(.flow_labels != []) | "  IPv6 flow labels \(.flow_labels), predicted \((.expected_cm // .forward.expected_data // .reverse.expected_data).flow_label)");
+'
+
+# More jq: judge($key; $what; $n; $note; $c), the lines that say what
+# the connections $c (a list, from roce-entropy pcap --json) are and, last,
+# "verdict true" or "verdict false", each line after "$key<TAB>".  True when
+# they are $n connections of kind $what, each with packets both ways, every
+# packet predicted and on its prediction:
+#   cm      rdma_cm: its CM ports, CM MADs and data both ways;
+#   qpn     no CM: both QPNs, no CM MAD;
+#   reject  a REQ and the REJ that answers it, and nothing else.
+# $note, if not "", names a "#" line that says whether the DREQs crossed.
+JQ_JUDGE='
+def judge($key; $what; $n; $note; $c):
+	(($c[] | show),
+	 (select($note != "" and ($c | length) == 1) | $c[0] |
+		[.forward.cm_messages.DREQ // 0, .reverse.cm_messages.DREQ // 0] as $d |
+		if $d[0] > 0 and $d[1] > 0 then "# \($note): the DREQs crossed"
+		else "# \($note): the DREQs did not cross this time (-> and <-: \($d[0]) \($d[1]))" end),
+	 "verdict \(($c | length) == $n and
+		all($c[]; .consistent and .unpredicted == 0 and .mismatched == 0 and
+		    .forward.packets > 0 and .reverse.packets > 0 and
+		    if $what == "cm" then
+			.cm_ports != null and .cm_mads >= 2 and
+			.forward.data_packets > 0 and .reverse.data_packets > 0
+		    elif $what == "qpn" then (.qpns | length) == 2 and .cm_mads == 0
+		    else .cm_ports != null and .cm_mads == .packets and
+			.forward.cm_messages.REQ > 0 and .reverse.cm_messages.REJ > 0
+		    end))") | "\($key)\t\(.)";
+'
 
 # The rdma_cm service ports that tell the types apart in a capture (udaddy
 # and rping both use 7174, in the UDP and TCP port spaces).
@@ -40,60 +83,6 @@ RPING_PORT=7174 APP_FL_PORT=7471 CLOSE_PORT=7472 NOBODY_PORT=7999
 # The application's flow label (roce-ping sets sin6_flowinfo; rdma_cm has
 # no such input on IPv4).
 APP_FL=0x5a5a5
-LOGS=$rte_out/wire-logs
-mkdir -p "$LOGS"
-
-# The waits poll every 0.1 s, several at a time: they fork as little as
-# they can (a fork is slow under TCG).
-tcp_listening() {
-	[[ $(ss -ltn) == *":$1 "* ]]
-}
-
-# cm_listening PS ADDR PORT: an rdma_cm ID listens there, in port space PS
-# (TCP, UDP).
-cm_listening() {
-	local re="state LISTEN ps $1 [^"$'\n'"]* src-addr $2:$3 "
-
-	[[ $(rdma resource show cm_id) =~ $re ]]
-}
-
-# ping_listening LOG: the roce-ping server of LOG listens.
-ping_listening() {
-	local line
-
-	read -r line < "$1" && [[ $line == "listening on"* ]]
-}
-
-# gone PID: the process has exited.
-gone() {
-	! kill -0 "$1" 2>/dev/null
-}
-
-# run_pair NAME READY SERVER_CMD -- CLIENT_CMD: both must exit 0; their
-# output in $LOGS/NAME-server.log and NAME-client.log.
-run_pair() {
-	local name=$1 ready=$2 spid rc=0 server=() client=() slog clog
-
-	shift 2
-	while [ "$1" != -- ]; do server+=("$1"); shift; done
-	shift
-	client=("$@")
-	slog=$LOGS/$name-server.log clog=$LOGS/$name-client.log
-	"${server[@]}" > "$slog" 2>&1 &
-	spid=$!
-	if ! wait_for 30 $ready; then
-		kill $spid
-		echo "  $name: the server did not listen:"
-		sed 's/^/    /' "$slog"
-		return 1
-	fi
-	timeout 120 "${client[@]}" > "$clog" 2>&1 ||
-		{ rc=1; echo "  $name: the client failed:"; sed 's/^/    /' "$clog"; }
-	wait_for 20 gone $spid || { kill $spid; rc=1; }
-	wait $spid || { rc=1; echo "  $name: the server failed:"; sed 's/^/    /' "$slog"; }
-	return $rc
-}
-
 # run_kind KIND FAMILY NAME: one connection of KIND.
 run_kind() {
 	local kind=$1 fam=$2 name=$3 sa ca ga gb
@@ -101,12 +90,12 @@ run_kind() {
 	if [ "$fam" = 4 ]; then sa=$B4 ca=$A4; else sa=$B6 ca=$A6; fi
 	case $kind in
 	rping)
-		run_pair "$name" "cm_listening TCP $sa $RPING_PORT" \
+		run_pair "$name" "cm_listening $sa $RPING_PORT TCP" \
 			rping -s -a "$sa" -p $RPING_PORT -C 3 -- \
 			rping -c -a "$sa" -I "$ca" -p $RPING_PORT -C 3
 		;;
 	udaddy)
-		run_pair "$name" "cm_listening UDP $sa 7174" udaddy -b "$sa" -C 3 -- \
+		run_pair "$name" "cm_listening $sa 7174 UDP" udaddy -b "$sa" -C 3 -- \
 			udaddy -s "$sa" -b "$ca" -C 3
 		;;
 	rc_pingpong|ud_pingpong)
@@ -143,12 +132,6 @@ run_kind() {
 	esac
 }
 
-perftest_listening() {
-	local re="state LISTEN [^"$'\n'"]*:$1 "
-
-	[[ $(rdma resource show cm_id) =~ $re ]]
-}
-
 # perftest's rdma_cm ports: ib_write_bw from 18600, ib_send_bw from 18610
 # (the two run side by side; a retry takes the next).
 declare -A PERFTEST_PORT=([write_bw]=18600 [send_bw]=18610)
@@ -167,7 +150,7 @@ perftest() {
 		port=$((PERFTEST_PORT[$test] + attempt - 1))
 		"ib_$test" -d rxeb -R -F -s 4096 -n 50 -p $port > "$LOGS/$name-server.log" 2>&1 &
 		spid=$!
-		if ! wait_for 60 perftest_listening $port; then
+		if ! wait_for 60 cm_listening "" $port; then
 			kill $spid
 			sed 's/^/    /' "$LOGS/$name-server.log"
 			return 1
@@ -295,7 +278,7 @@ verdicts() {
 }
 
 # udaddy_v4($key; $policy; $c): rdma_cm UD over IPv4 under rfc or mix, as
-# judge() (wire-lib.sh) says it.  Neither the SIDR REQ nor IPv4 carries a
+# judge() (JQ_JUDGE above) says it.  Neither the SIDR REQ nor IPv4 carries a
 # flow label, so the passive side derives the connection's from the CM
 # ports itself (patch 0006): the SIDR REQ and REP and the active side's
 # data must be on the predicted port.  udaddy's server replies through an

@@ -2,17 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench: what the entropy costs, policy by policy, as ratios to off.
 # Runs "roce-entropy simulate --grid" on the host, then one VM
-# (tools/qemu/bench/bench.sh: perftest throughput, the UD message rate,
+# (tools/bench/guest.sh: perftest throughput, the UD message rate,
 # the rdma_cm connect/disconnect rate, the policies interleaved in rounds,
 # timed by the guest's instruction count), and prints the medians, spreads
-# and ratios (tools/bench-report.py).
+# and ratios (tools/bench/report.py).
 # Writes build/bench/report.json.  Fails if a run failed or a figure is
 # missing; the figures themselves are printed against their goals, never
 # asserted.
 #
 # RTE_BENCH_ROUNDS, RTE_BENCH_CYCLES, RTE_BENCH_SETTLE and RTE_BENCH_PING
 # (a roce-ping other than build/bin/roce-ping) reach the guest script.
-. "$(dirname "$0")/build/common.sh"
+. "$(dirname "$0")/../build/common.sh"
 
 bench=$BUILD/bench
 ping=${RTE_BENCH_PING:-$BUILD/bin/roce-ping}
@@ -37,7 +37,7 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 say "bench: booting the test VM (TCG with icount: about 13 minutes; host load average $load_before)"
 rc=0
 VM_OUT=$bench/vm VM_TIMEOUT=${VM_TIMEOUT:-1800} VM_ICOUNT=0 VM_APPEND=$tsc \
-	"$REPO/tools/qemu/vm-run.sh" "$REPO/tools/qemu/bench/bench.sh" > "$bench/vm.log" 2>&1 &
+	"$REPO/tools/testing/vm/run.sh" "$REPO/tools/bench/guest.sh" > "$bench/vm.log" 2>&1 &
 vm=$!
 # One progress line per step and run.
 tail -n +1 -f "$bench/vm.log" --pid=$vm |
@@ -62,7 +62,7 @@ jq -n --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --argjson cpus "$(nproc)" \
 
 echo
 status=0
-python3 "$REPO/tools/bench-report.py" "$bench" || status=$?
+python3 "$REPO/tools/bench/report.py" "$bench" || status=$?
 echo
 say "report: $bench/report.json"
 say "VM log: $bench/vm.log; each run's output: $bench/vm/bench-logs/"

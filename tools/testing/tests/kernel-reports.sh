@@ -7,7 +7,7 @@
 # kmemleak scan must find no leak, and the kernel log since boot must hold
 # no report (guest-lib.sh's KERNEL_REPORTS) and no stack dump of any other
 # kind.  The whole log is kept as dmesg.txt in the output directory.
-. "$rte_repo/tools/qemu/guest-lib.sh"
+. "$rte_repo/tools/testing/lib.sh"
 
 # The configuration the running kernel was built from: modroot sits in its
 # build directory (vm-run.sh).

@@ -25,8 +25,7 @@
 # The exact count for the pairs' QPNs is asserted separately: roce-qps
 # predicts it.  RTE_QPS_PAIRS changes the number of pairs (at least 2);
 # RTE_QPS names another roce-qps binary (a build of one's own).
-. "$rte_repo/tools/qemu/guest-lib.sh"
-. "$rte_repo/tools/qemu/tests/wire-lib.sh"
+. "$rte_repo/tools/testing/lib.sh"
 
 QPS=${RTE_QPS:-$rte_repo/build/bin/roce-qps}
 PAIRS=${RTE_QPS_PAIRS:-4096}

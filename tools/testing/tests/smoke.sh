@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Smoke test: the loaded stack is ours, and rping works both ways over IPv4
 # and IPv6 through the router.
-. "$rte_repo/tools/qemu/guest-lib.sh"
+. "$rte_repo/tools/testing/lib.sh"
 
 # module_is_ours M: the loaded module is the .ko we built, out of tree.
 module_is_ours() {
@@ -19,10 +19,6 @@ module_is_ours() {
 router_rx() {
 	ip netns exec r cat /sys/class/net/a1/statistics/rx_packets \
 		/sys/class/net/b1/statistics/rx_packets | paste -sd+ | bc
-}
-
-cm_listening() {
-	rdma resource show cm_id | grep LISTEN | grep -qF "$1"
 }
 
 # rping_ok SERVER CLIENT: three rping round trips, seen by the router.

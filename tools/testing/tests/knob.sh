@@ -11,7 +11,7 @@
 # A zero-length write(2) never reaches the store method (sysfs_kf_write()
 # returns 0): it succeeds, writes nothing and changes nothing; the shell's
 # "echo > knob" writes "\n", which is refused.
-. "$rte_repo/tools/qemu/guest-lib.sh"
+. "$rte_repo/tools/testing/lib.sh"
 
 KNOB_A=/sys/class/infiniband/rxea/ports/1/roce_entropy
 KNOB_B=/sys/class/infiniband/rxeb/ports/1/roce_entropy

@@ -21,10 +21,9 @@
 #     rxea is on any other port;
 # and, at the end, the kernel reported nothing while the test ran.
 #
-# RTE_HOSTILE_POLICIES=rfc,off (commas: vm-run.sh passes no spaces) picks
+# RTE_HOSTILE_POLICIES=rfc,off (commas: vm/run.sh passes no spaces) picks
 # the policies; RTE_WQE_AV names another rxe-wqe-av binary.
-. "$rte_repo/tools/qemu/guest-lib.sh"
-. "$rte_repo/tools/qemu/tests/wire-lib.sh"
+. "$rte_repo/tools/testing/lib.sh"
 
 WQE_AV=${RTE_WQE_AV:-$rte_repo/build/bin/rxe-wqe-av}
 POLICIES=${RTE_HOSTILE_POLICIES:-rfc,off}

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot the test kernel in QEMU with our RDMA modules, bring up the standard
 # topology and run SCRIPT(s) as root; print their output and exit with their
-# status.  See README.md, "The QEMU harness".
+# status.  The results, in KTAP, are in the run's output directory,
+# results.ktap.  See tools/testing/README.md.
 #
-#   tools/qemu/vm-run.sh SCRIPT [SCRIPT...]
+#   tools/testing/vm/run.sh SCRIPT [SCRIPT...]
 #
 # STOCK=1       load the kernel's own RDMA modules instead of ours
 # RTE_DEBUG=1   the debug kernel (kernel-debug.config), and by default the
@@ -20,9 +21,9 @@
 # VM_OUT=dir    the run's output directory (default build/vm/<stamp>);
 #               build/vm/last points to the newest run of either kind
 # RTE_*=value   passed to the scripts' environment
-. "$(dirname "$0")/../build/common.sh"
+. "$(dirname "$0")/../../build/common.sh"
 
-[ $# -ge 1 ] || die "usage: vm-run.sh SCRIPT [SCRIPT...]"
+[ $# -ge 1 ] || die "usage: tools/testing/vm/run.sh SCRIPT [SCRIPT...]"
 scripts=
 for s in "$@"; do
 	[ -f "$s" ] || die "no such script: $s"
@@ -60,10 +61,10 @@ timeout=${VM_TIMEOUT:-900}
 
 append="console=ttyS0 root=/dev/root rootfstype=9p ro"
 append="$append rootflags=trans=virtio,version=9p2000.L,msize=262144"
-append="$append init=$REPO/tools/qemu/guest-init.sh panic=-1 oops=panic"
+append="$append init=$REPO/tools/testing/vm/init.sh panic=-1 oops=panic"
 append="$append panic_on_warn=1 loglevel=4 net.ifnames=0"
 append="$append rte_repo=$REPO rte_out=$out rte_scripts=$scripts"
-append="$append rte_modules=$modules rte_modroot=$MODROOT"
+append="$append rte_modules=$modules rte_modroot=$MODROOT rte_ksrc=$KSRC"
 append="$append rte_stock=${STOCK:-0}"
 [ -z "${VM_APPEND:-}" ] || append="$append $VM_APPEND"
 # RTE_* variables reach the scripts' environment.
@@ -91,13 +92,13 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 # tee's status hides qemu's; PIPESTATUS is gone after '||', so ask again.
 if [ "$rc" = 0 ] && grep -q 'Kernel panic - not syncing' "$out/console.log" &&
 	! grep -q 'Attempted to kill init' "$out/console.log"; then
-	echo "vm-run: FAIL: the guest kernel panicked" >&2
+	echo "vm: FAIL: the guest kernel panicked" >&2
 	exit 1
 fi
 
 status=$(tr -dc '0-9' < "$out/result")
 if [ -z "$status" ]; then
-	echo "vm-run: FAIL: the VM gave no result (hung, crashed or timed out after ${timeout} s); see $out/console.log" >&2
+	echo "vm: FAIL: the VM gave no result (hung, crashed or timed out after ${timeout} s); see $out/console.log" >&2
 	exit 1
 fi
 say "guest exit status $status"

@@ -2,12 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Connections side by side: a knob switch between two connections, and 32
 # concurrent rdma_cm connections.
-. "$rte_repo/tools/qemu/guest-lib.sh"
-. "$rte_repo/tools/qemu/tests/wire-lib.sh"
+. "$rte_repo/tools/testing/lib.sh"
 
-server_up() {
-	rdma resource show cm_id | grep LISTEN | grep -qF "$B4"
-}
+# What the checks read of a capture (capture_fields).
+REQ_FIELDS="infiniband.cm.req.localqpn infiniband.cm.req.ip_cm.sport
+	infiniband.cm.req.serviceid.dport infiniband.bth.destqp udp.srcport"
 
 # req_fields FIELD...: one line per CM REQ of $CAP.
 req_fields() {
@@ -49,7 +48,7 @@ knob_switch() {
 	capture_start switch
 	"$PING" server --bind "$B4" > "$rte_out/switch-server.log" 2>&1 &
 	spid=$!
-	wait_for 10 server_up || knob_switch_fail "the server did not listen"
+	wait_for 10 cm_listening "$B4" || knob_switch_fail "the server did not listen"
 	"${client[@]}" --until $stop > "$rte_out/switch-long.log" 2>&1 &
 	lpid=$!
 	# connected (its route, and so its flow label, resolved under rfc)
@@ -63,7 +62,7 @@ knob_switch() {
 	wait $lpid || knob_switch_fail "the first connection failed (exit $?)"
 	kill $spid
 	wait $spid || knob_switch_fail "the server failed (exit $?)"
-	capture_stop
+	capture_fields $REQ_FIELDS
 	set_policy rfc
 	[ $rc = 0 ] || return 1
 
@@ -92,7 +91,7 @@ many() {
 	capture_start many
 	rping -s -a "$B4" -P > /tmp/server.log 2>&1 &
 	spid=$!
-	wait_for 10 server_up || return 1
+	wait_for 10 cm_listening "$B4" || return 1
 	# rping's server listens with a backlog of 3: stagger the starts a
 	# little; each client runs long enough for all 32 to overlap.
 	for i in $(seq $n); do
@@ -106,7 +105,7 @@ many() {
 	done
 	kill $spid
 	wait $spid
-	capture_stop
+	capture_fields $REQ_FIELDS
 	[ $rc = 0 ] || { echo "  a client failed"; return 1; }
 	expected=$(req_fields infiniband.cm.req.ip_cm.sport infiniband.cm.req.serviceid.dport |
 		while read -r s d; do predict --policy rfc --cm-ports "$s" "$d" | cut -d' ' -f2; done |

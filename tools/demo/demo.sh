@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make demo: RoCE v2 connections spread over an 8-link ECMP router, per
-# policy.  Boots the test VM (tools/qemu/demo/ecmp.sh), then judges the
+# policy.  Boots the test VM (tools/demo/ecmp.sh), then judges the
 # routers' counters with roce-entropy ecmp-report: off must put everything
 # on one link, rfc and mix must stay within random ports' p95.
 # Writes build/demo/report.json and build/demo/ecmp.svg.
-. "$(dirname "$0")/build/common.sh"
+. "$(dirname "$0")/../build/common.sh"
 
 demo=$BUILD/demo
 mkdir -p "$demo"
@@ -13,7 +13,7 @@ rm -rf "$demo/raw.json" "$demo/report.json" "$demo/ecmp.svg" "$demo/vm"
 
 say "demo: booting the test VM (TCG: about 5 minutes; the console follows)"
 rc=0
-VM_OUT=$demo/vm VM_TIMEOUT=${VM_TIMEOUT:-1200} "$REPO/tools/qemu/vm-run.sh" "$REPO/tools/qemu/demo/ecmp.sh" \
+VM_OUT=$demo/vm VM_TIMEOUT=${VM_TIMEOUT:-1200} "$REPO/tools/testing/vm/run.sh" "$REPO/tools/demo/ecmp.sh" \
 	> "$demo/vm.log" 2>&1 &
 vm=$!
 # One progress line per step: the guest's "==> " lines and the counts.

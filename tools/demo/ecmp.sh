@@ -21,8 +21,7 @@
 # RTE_DEMO_CONNECTIONS (64), RTE_DEMO_LINKS (8), RTE_DEMO_MESSAGES (50)
 # and RTE_DEMO_SEED (the routers' fib_multipath_hash_seed, fixed so that a
 # run is reproducible) change it.
-. "$rte_repo/tools/qemu/guest-lib.sh"
-. "$rte_repo/tools/qemu/tests/wire-lib.sh"
+. "$rte_repo/tools/testing/lib.sh"
 
 N=${RTE_DEMO_CONNECTIONS:-64}
 LINKS=${RTE_DEMO_LINKS:-8}
@@ -134,10 +133,6 @@ rx_hops() {
 	echo "[$((all - sum))$out]"
 }
 
-server_up() {
-	rdma resource show cm_id | grep LISTEN | grep -qF "$1"
-}
-
 # batch FAMILY POLICY: N connections under POLICY; appends a run to $RAW.runs.
 # FAMILY host-ipv4 counts the host's next hops instead of the router's links.
 batch() {
@@ -153,7 +148,7 @@ batch() {
 	fi
 	"$PING" server --bind "$sa" --connections "$N" > "$rte_out/demo-server.log" 2>&1 &
 	spid=$!
-	wait_for 10 server_up "$sa" || { kill $spid; return 1; }
+	wait_for 10 cm_listening "$sa" || { kill $spid; return 1; }
 	timeout 300 "$PING" client --bind "$ca" --server "$sa" --connections "$N" \
 		--messages "$MESSAGES" --sport-base $SPORT_BASE --json \
 		> "$rte_out/demo-client.json" 2> "$rte_out/demo-client.err" ||

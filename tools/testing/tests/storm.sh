@@ -19,8 +19,7 @@
 # writes are spread over at least this long, default 60, so that many
 # connections start and end during the storm) and RTE_STORM_POLICIES (the
 # cycle, default off,rfc,mix) change the run.
-. "$rte_repo/tools/qemu/guest-lib.sh"
-. "$rte_repo/tools/qemu/tests/wire-lib.sh"
+. "$rte_repo/tools/testing/lib.sh"
 
 WRITES=${RTE_STORM_WRITES:-10000}
 PACE=${RTE_STORM_SECONDS:-60}
@@ -30,9 +29,6 @@ LONG_PER_FAMILY=4
 LOOPS=4 # of 2 connections each
 STORM_CONNECTIONS=0 STORM_DMESG_AT=0
 
-listening() {
-	rdma resource show cm_id | grep LISTEN | grep -qF "$1"
-}
 
 # connected N: at least N rdma_cm ids are connected (both ends count).
 connected() {
@@ -180,7 +176,7 @@ run_storm() {
 	for addr in "$B4" "$B6"; do
 		"$PING" server --bind "$addr" > "/tmp/server-$addr.log" 2>&1 &
 		spids+=($!)
-		wait_for 10 listening "$addr" || { echo "  no server on $addr"; rc=1; }
+		wait_for 10 cm_listening "$addr" || { echo "  no server on $addr"; rc=1; }
 	done
 	"$PING" client --bind "$A4" --server "$B4" --connections $LONG_PER_FAMILY \
 		--messages 5 --until $STOP --timeout 60 > /tmp/long-4.log 2>&1 &
@@ -236,7 +232,7 @@ mixed() {
 	capture_start "mixed-$1-$2"
 	"$PING" server --bind "$B4" --connections 1 > /tmp/mixed-server.log 2>&1 &
 	spid=$!
-	wait_for 10 listening "$B4" || rc=1
+	wait_for 10 cm_listening "$B4" || rc=1
 	timeout 60 "$PING" client --bind "$A4" --server "$B4" --messages 5 > /dev/null || rc=1
 	wait_for 20 bash -c "! kill -0 $spid 2>/dev/null" || { kill $spid; rc=1; }
 	wait $spid || rc=1

@@ -9,8 +9,7 @@
 # rounds must find nothing.  Ends with the stack loaded and the standard
 # topology's devices up, as it began.
 # RTE_LIFECYCLE_ROUNDS changes the number of rounds.
-. "$rte_repo/tools/qemu/guest-lib.sh"
-. "$rte_repo/tools/qemu/tests/wire-lib.sh"
+. "$rte_repo/tools/testing/lib.sh"
 
 ROUNDS=${RTE_LIFECYCLE_ROUNDS:-20}
 
@@ -22,9 +21,6 @@ elapsed() {
 	echo "$1 $2" | awk '{ printf "%.1f", $2 - $1 }'
 }
 
-listening() {
-	rdma resource show cm_id | grep LISTEN | grep -qF "$1"
-}
 
 loaded() {
 	grep -q "^$1 " /proc/modules
@@ -61,7 +57,7 @@ connect() {
 	if [ $(($1 % 2)) = 0 ]; then server=$B4 client=$A4; else server=$B6 client=$A6; fi
 	"$PING" server --bind "$server" --connections 1 > /tmp/lifecycle-server.log 2>&1 &
 	spid=$!
-	wait_for 15 listening "$server" || { kill $spid; cat /tmp/lifecycle-server.log; return 1; }
+	wait_for 15 cm_listening "$server" || { kill $spid; cat /tmp/lifecycle-server.log; return 1; }
 	timeout 60 "$PING" client --bind "$client" --server "$server" --messages 5 || rc=1
 	wait_for 20 bash -c "! kill -0 $spid 2>/dev/null" || { kill $spid; rc=1; }
 	wait $spid || { cat /tmp/lifecycle-server.log; rc=1; }

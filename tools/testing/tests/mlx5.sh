@@ -3,7 +3,7 @@
 # mlx5_ib, patched, loads against the kernel's own mlx5_core and our ib_core.
 # There is no ConnectX device in the VM: this proves the module links and
 # registers its auxiliary driver, nothing about the wire (see README.md).
-. "$rte_repo/tools/qemu/guest-lib.sh"
+. "$rte_repo/tools/testing/lib.sh"
 
 mlx5_ib_is_ours() {
 	[ "$(cat /sys/module/mlx5_ib/srcversion)" = \

@@ -1,0 +1,225 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: every test, from nothing.  Each stage's results are read from
+# what it writes for machines: KTAP (the series check, the VM runs, the
+# KUnit module) through the kernel's kunit.py, ctest's JUnit, the demo's
+# JSON.  Ends with the time of each stage and "N passed, N failed".
+#
+#   DEBUG=1      the VM runs marked "debug" in tools/testing/runs, on the
+#                debug kernel (KASAN, lockdep, kmemleak), with our modules
+#                built against it; nothing else
+#   RUNS="a b"   only these VM runs of tools/testing/runs
+#   FUZZ_SECONDS how long each fuzz target runs (default 30)
+DEBUG=${DEBUG:-0}
+dbg=
+if [ "$DEBUG" = 1 ]; then
+	dbg=" (debug)"
+	export RTE_DEBUG=1 RTE_WAIT_SCALE=${RTE_WAIT_SCALE:-5}
+fi
+. "$(dirname "$0")/../build/common.sh"
+set +e
+
+TESTING=$REPO/tools/testing
+mode=check
+[ "$DEBUG" = 1 ] && mode=debug
+mkdir -p "$MODBUILD"
+LOGS=$MODBUILD/check
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+PASS=0 FAIL=0 SKIP=0
+TIMES=()
+start=$SECONDS
+
+# The VM runs of this mode, checked before anything is built.
+declare -a RUN_NAMES
+while read -r name stack in timeout rest; do
+	case $name in ''|'#'*) continue ;; esac
+	[[ ",$in," == *",$mode,"* ]] || continue
+	RUN_NAMES+=("$name")
+done < "$TESTING/runs"
+for r in ${RUNS:-}; do
+	[[ " ${RUN_NAMES[*]} " == *" $r "* ]] ||
+		die "RUNS: no VM run '$r' in make check$dbg (tools/testing/runs has: ${RUN_NAMES[*]})"
+done
+
+# count OK|FAIL NAME: one result of a stage.
+count() {
+	if [ "$1" = OK ]; then
+		PASS=$((PASS + 1))
+		echo "  ok: $2"
+	else
+		FAIL=$((FAIL + 1))
+		echo "  not ok: $2"
+	fi
+}
+
+# count_file ktap|junit FILE LABEL: the results a stage wrote, added up.
+count_file() {
+	local out rc p f s
+
+	if [ "$1" = ktap ]; then
+		out=$("$TESTING/results.py" ktap "$KSRC" "$2" 2>&1)
+	else
+		out=$("$TESTING/results.py" junit "$2" 2>&1)
+	fi
+	rc=$?
+	read -r _ p _ f _ s <<< "$(head -n 1 <<< "$out")"
+	if [ "$rc" = 2 ] || ! [[ $p =~ ^[0-9]+$ ]]; then
+		echo "$out" | tail -n 5
+		count FAIL "$3: no results could be read from $2"
+		return
+	fi
+	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
+	echo "  $3: $p passed, $f failed, $s skipped"
+	tail -n +2 <<< "$out" | sed 's/^/  /'
+}
+
+# timed NAME CMD...: run CMD, its time kept for the table.
+timed() {
+	local name=$1 t=$SECONDS rc
+
+	shift
+	"$@"
+	rc=$?
+	TIMES+=("$name|$((SECONDS - t))")
+	return $rc
+}
+
+finish() {
+	local row
+
+	echo
+	echo "time per stage:"
+	for row in "${TIMES[@]}"; do
+		printf '  %-44s %5d s\n' "${row%|*}" "${row##*|}"
+	done
+	printf '  %-44s %5d s\n' "make check$dbg" "$((SECONDS - start))"
+	echo "logs: $LOGS"
+	echo "$PASS passed, $FAIL failed, $SKIP skipped"
+	[ "$FAIL" = 0 ]
+	exit
+}
+
+# prereq NAME CMD...: a stage the rest needs: one result; its failure ends
+# the run.
+prereq() {
+	local name=$1 log=$LOGS/${2##*/}.log
+
+	shift
+	say "$name"
+	if timed "$name" "$@" > "$log" 2>&1; then
+		count OK "$name"
+	else
+		tail -n 20 "$log"
+		count FAIL "$name (log $log)"
+		finish
+	fi
+}
+
+prereq "Debian packages" "$REPO/tools/build/deps.sh"
+ksrc_init
+prereq "test kernel$dbg" "$REPO/tools/build/kernel.sh"
+
+if [ "$DEBUG" != 1 ]; then
+	say "series check: each patch on pristine 6.12 (git am, W=1 + sparse, checkpatch, get_maintainer)"
+	timed "series check" "$REPO/tools/build/series-check.sh" \
+		> "$LOGS/series.ktap" 2> "$LOGS/series-check.log"
+	rc=$?
+	count_file ktap "$LOGS/series.ktap" "series check"
+	if [ ! -f "$MODBUILD/modules/ib_core.ko" ] || [ $rc != 0 ]; then
+		tail -n 20 "$LOGS/series-check.log"
+		count FAIL "series check: no modules to test (log $LOGS/series-check.log)"
+		finish
+	fi
+else
+	prereq "our modules against the debug kernel" "$REPO/tools/build/modules.sh"
+fi
+
+if [ "$DEBUG" != 1 ]; then
+	say "C++ tooling: build, clang-format, GoogleTest under ASan/UBSan"
+	timed "C++ tooling" "$REPO/tools/build/tools.sh" test > "$LOGS/tools.log" 2>&1
+	rc=$?
+	if [ -f "$BUILD/tools-asan/junit.xml" ]; then
+		count_file junit "$BUILD/tools-asan/junit.xml" "GoogleTest (ctest's JUnit)"
+	else
+		tail -n 30 "$LOGS/tools.log"
+		count FAIL "C++ tooling: build (log $LOGS/tools.log)"
+	fi
+	[ -x "$BUILD/bin/roce-entropy" ] || finish
+	if clang-format --dry-run --Werror $(cd "$REPO" && git ls-files 'tools/roce-entropy/*.cpp' \
+		'tools/roce-entropy/*.h' | sed "s|^|$REPO/|") > "$LOGS/clang-format.log" 2>&1; then
+		count OK "clang-format: tools/roce-entropy is formatted"
+	else
+		head -n 20 "$LOGS/clang-format.log"
+		count FAIL "clang-format: tools/roce-entropy is formatted (log $LOGS/clang-format.log)"
+	fi
+
+	fuzz_secs=${FUZZ_SECONDS:-30}
+	say "libFuzzer (ASan/UBSan): the capture reader and the command line, $fuzz_secs s each"
+	for t in capture cli; do
+		if timed "fuzz $t" "$REPO/tools/build/fuzz.sh" "$fuzz_secs" "$t" \
+			> "$LOGS/fuzz-$t.log" 2>&1; then
+			count OK "libFuzzer $t: no crash, leak or timeout in $fuzz_secs s"
+		else
+			tail -n 20 "$LOGS/fuzz-$t.log"
+			count FAIL "libFuzzer $t (log $LOGS/fuzz-$t.log)"
+		fi
+	done
+else
+	prereq "C++ tools" "$REPO/tools/build/tools.sh"
+fi
+
+# vm_run NAME STACK TIMEOUT TEST|VAR=VALUE...: one row of tools/testing/runs.
+vm_run() {
+	local name=$1 stack=$2 timeout=$3 out=$MODBUILD/vm/$1 w
+	local tests=() env=() rc t
+
+	shift 3
+	for w in "$@"; do
+		case $w in
+		RTE_*=*) env+=("$w") ;;
+		*) tests+=("$TESTING/tests/$w.sh") ;;
+		esac
+	done
+	if [ "$DEBUG" = 1 ]; then
+		tests+=("$TESTING/tests/kernel-reports.sh")
+		timeout=$((timeout * 4))
+		env+=(VM_APPEND=log_buf_len=16M)
+	fi
+	[ "$stack" = stock ] && env+=(STOCK=1)
+	say "VM run $name ($stack stack): $(printf '%s\n' "${tests[@]}" | xargs -n1 basename | sed 's/\.sh$//' | paste -sd' ')"
+	rm -rf "$out"
+	t=$SECONDS
+	env "${env[@]}" VM_OUT="$out" VM_TIMEOUT="$timeout" \
+		"$TESTING/vm/run.sh" "${tests[@]}" > "$LOGS/vm-$name.log" 2>&1
+	rc=$?
+	TIMES+=("VM run $name|$((SECONDS - t))")
+	count_file ktap "$out/results.ktap" "VM run $name"
+	[ ! -f "$out/kunit.ktap" ] || count_file ktap "$out/kunit.ktap" "KUnit in the VM (kunit.py's JSON)"
+	if [ $rc != 0 ] && ! grep -q '^\(not \)\?ok [0-9]* kernel log' "$out/results.ktap" 2>/dev/null; then
+		tail -n 30 "$LOGS/vm-$name.log"
+		count FAIL "VM run $name did not finish (exit $rc; $out/console.log)"
+	fi
+}
+
+while read -r name stack in timeout rest; do
+	case $name in ''|'#'*) continue ;; esac
+	[[ ",$in," == *",$mode,"* ]] || continue
+	[ -z "${RUNS:-}" ] || [[ " $RUNS " == *" $name "* ]] || continue
+	# shellcheck disable=SC2086
+	vm_run "$name" "$stack" "$timeout" $rest
+done < "$TESTING/runs"
+
+if [ "$DEBUG" != 1 ] && [ -z "${RUNS:-}" ]; then
+	say "make demo: the ECMP router and the host's routes by UDP source port"
+	timed "make demo" "$REPO/tools/demo/demo.sh" > "$LOGS/demo.log" 2>&1
+	rc=$?
+	if [ -f "$BUILD/demo/report.json" ]; then
+		while read -r ok what; do
+			if [ "$ok" = true ]; then count OK "demo: $what"; else count FAIL "demo: $what"; fi
+		done < <(jq -r '.runs[] | "\(.ok) \(.family) \(.policy): \(.verdict)"' "$BUILD/demo/report.json")
+	fi
+	[ $rc = 0 ] || { tail -n 20 "$LOGS/demo.log"; count FAIL "make demo's self-check (log $LOGS/demo.log)"; }
+fi
+
+finish

@@ -1,0 +1,337 @@
+# SPDX-License-Identifier: GPL-2.0
+# The guest side of the test harness, sourced by vm/init.sh and by every
+# test: the standard topology, waits, the kernel's verdict, and results in
+# KTAP through the kernel's own ktap_helpers.sh.
+. "$rte_ksrc/tools/testing/selftests/kselftest/ktap_helpers.sh"
+
+# The standard topology (README.md): rxea on a0, rxeb on b0, both in
+# init_net, routed through the router namespace r.
+A4=10.1.0.2 B4=10.2.0.2 RA4=10.1.0.1 RB4=10.2.0.1
+A6=fd01::2 B6=fd02::2 RA6=fd01::1 RB6=fd02::1
+RDMA_MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe"
+
+step() { echo "+ $*"; "$@"; }
+
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+# RTE_WAIT_SCALE=N multiplies SECONDS: the debug kernel (make check-debug)
+# runs everything several times slower under TCG.
+wait_for() {
+	local deadline=$((SECONDS + $1 * ${RTE_WAIT_SCALE:-1}))
+
+	shift
+	until "$@" >/dev/null 2>&1; do
+		if [ $SECONDS -ge $deadline ]; then
+			echo "timed out waiting for: $*" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# vm_load_stack [PARAM...]: the RDMA stack, ours unless rte_stock=1; PARAMs
+# go to our ib_core (roce_entropy=...).
+vm_load_stack() {
+	local m
+
+	echo "==> loading the RDMA stack ($([ "$rte_stock" = 1 ] && echo stock || echo ours))"
+	step modprobe -d "$rte_modroot" -a udp_tunnel ip6_udp_tunnel crc32_generic || return 1
+	if [ "$rte_stock" = 1 ]; then
+		step modprobe -d "$rte_modroot" -a $RDMA_MODULES || return 1
+	else
+		step insmod "$rte_modules/ib_core.ko" "$@" || return 1
+		for m in ${RDMA_MODULES#ib_core }; do
+			step insmod "$rte_modules/$m.ko" || return 1
+		done
+	fi
+}
+
+# The two rxe hosts in init_net, the router in netns r; every route between
+# them leaves through the wire.  The rules key on the output device: rdma_cm's
+# passive side checks the netdev of a REQ with a lookup keyed on it, and
+# rules keyed on iif lo do not match that lookup (REJ, error 28).
+vm_topology() {
+	echo "==> standard topology"
+	step ip link set lo up || return 1
+	step ip netns add r
+	step ip link add a0 type veth peer name a1 netns r
+	step ip link add b0 type veth peer name b1 netns r
+	step ip addr add $A4/24 dev a0
+	step ip addr add $B4/24 dev b0
+	step ip -6 addr add $A6/64 dev a0 nodad
+	step ip -6 addr add $B6/64 dev b0 nodad
+	step ip -n r addr add $RA4/24 dev a1
+	step ip -n r addr add $RB4/24 dev b1
+	step ip -n r -6 addr add $RA6/64 dev a1 nodad
+	step ip -n r -6 addr add $RB6/64 dev b1 nodad
+	step ip -n r link set lo up
+	step ip -n r link set a1 up
+	step ip -n r link set b1 up
+	step ip link set a0 up
+	step ip link set b0 up
+	step ip netns exec r sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	step sysctl -qw net.ipv4.conf.all.accept_local=1 net.ipv4.conf.all.rp_filter=0 \
+		net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.a0.rp_filter=0 \
+		net.ipv4.conf.b0.rp_filter=0 net.ipv4.conf.a0.accept_local=1 \
+		net.ipv4.conf.b0.accept_local=1
+	step ip route add 10.2.0.0/24 via $RA4 dev a0 table 100
+	step ip route add 10.1.0.0/24 via $RB4 dev b0 table 101
+	step ip rule add pref 10 to 10.2.0.0/24 oif a0 lookup 100
+	step ip rule add pref 11 to 10.1.0.0/24 oif b0 lookup 101
+	step ip -6 route add fd02::/64 via $RA6 dev a0 table 100
+	step ip -6 route add fd01::/64 via $RB6 dev b0 table 101
+	step ip -6 rule add pref 10 to fd02::/64 oif a0 lookup 100
+	step ip -6 rule add pref 11 to fd01::/64 oif b0 lookup 101
+	step ip -6 rule add pref 100 lookup local
+	step ip -6 rule del pref 0 lookup local
+	vm_rxe_links
+}
+
+# The rxe devices of the standard topology, rxea on a0 and rxeb on b0,
+# active and with their IPv6 GIDs.
+vm_rxe_links() {
+	step rdma link add rxea type rxe netdev a0 || return 1
+	step rdma link add rxeb type rxe netdev b0 || return 1
+	wait_for 10 grep -q ACTIVE /sys/class/infiniband/rxea/ports/1/state || return 1
+	wait_for 10 grep -q ACTIVE /sys/class/infiniband/rxeb/ports/1/state || return 1
+	wait_for 10 rxe_has_gid rxea "$A6" || return 1
+	wait_for 10 rxe_has_gid rxeb "$B6" || return 1
+}
+
+# rxe_has_gid DEV IPV6: the device's GID table holds that address.
+rxe_has_gid() {
+	local want
+
+	want=$(python3 -c "import ipaddress,sys; print(ipaddress.ip_address(sys.argv[1]).exploded)" "$2")
+	grep -qi "^${want}$" /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null
+}
+
+# ---- connections ----
+
+TOOL=$rte_repo/build/bin/roce-entropy
+PING=$rte_repo/build/bin/roce-ping
+LOGS=$rte_out/logs
+mkdir -p "$LOGS"
+
+# set_policy POLICY: both rxe ports' roce_entropy knob.
+set_policy() {
+	echo "$1" > /sys/class/infiniband/rxea/ports/1/roce_entropy &&
+		echo "$1" > /sys/class/infiniband/rxeb/ports/1/roce_entropy
+}
+
+# The waits below poll every 0.1 s, several at a time: they fork as little
+# as they can (a fork is slow under TCG).
+
+# cm_listening [ADDR [PORT [PS]]]: an rdma_cm ID listens on ADDR:PORT in
+# port space PS (TCP for RC, UDP for UD); one left empty or out matches
+# any.
+cm_listening() {
+	local re="state LISTEN ps ${3:-[A-Z]+} [^"$'\n'"]* src-addr ${1:-[^ ]*}:${2:-[0-9]+} "
+
+	[[ $(rdma resource show cm_id) =~ $re ]]
+}
+
+# tcp_listening PORT: a TCP socket listens on PORT.
+tcp_listening() {
+	[[ $(ss -ltn) == *":$1 "* ]]
+}
+
+# ping_listening LOG: the roce-ping server writing LOG listens.
+ping_listening() {
+	local line
+
+	read -r line < "$1" && [[ $line == "listening on"* ]]
+}
+
+# gone PID: the process has exited.
+gone() {
+	! kill -0 "$1" 2>/dev/null
+}
+
+# run_pair NAME READY SERVER_CMD -- CLIENT_CMD: the server in the
+# background, once READY (a command) succeeds the client, then the server's
+# end; both must exit 0.  Their output is in $LOGS/NAME-server.log and
+# NAME-client.log, and shown when they fail.
+run_pair() {
+	local name=$1 ready=$2 spid rc=0 server=() client=() slog clog
+
+	shift 2
+	while [ "$1" != -- ]; do server+=("$1"); shift; done
+	shift
+	client=("$@")
+	slog=$LOGS/$name-server.log clog=$LOGS/$name-client.log
+	"${server[@]}" > "$slog" 2>&1 &
+	spid=$!
+	if ! wait_for 30 $ready; then
+		kill $spid
+		echo "  $name: the server did not listen:"
+		sed 's/^/    /' "$slog"
+		return 1
+	fi
+	timeout 120 "${client[@]}" > "$clog" 2>&1 ||
+		{ rc=1; echo "  $name: the client failed:"; sed 's/^/    /' "$clog"; }
+	wait_for 20 gone $spid || { kill $spid; rc=1; }
+	wait $spid || { rc=1; echo "  $name: the server failed:"; sed 's/^/    /' "$slog"; }
+	return $rc
+}
+
+# gid_index DEV IPADDR: index of the RoCE v2 GID of that address.
+gid_index() {
+	local want i
+
+	want=$(python3 -c 'import ipaddress,sys
+a = ipaddress.ip_address(sys.argv[1])
+if a.version == 4:
+    a = ipaddress.IPv6Address("::ffff:" + str(a))
+print(a.exploded)' "$2")
+	for i in $(seq 0 15); do
+		if [ "$(cat /sys/class/infiniband/"$1"/ports/1/gids/"$i" 2>/dev/null)" = "$want" ] &&
+			[ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
+			echo "$i"
+			return
+		fi
+	done
+	return 1
+}
+
+# predict ARGS...: "flow_label udp_sport" from roce-entropy flow-label.
+predict() {
+	"$TOOL" flow-label "$@" --json | jq -r '"\(.flow_label) \(.udp_sport)"'
+}
+
+# perftest 4.5's -R client, even given --source_ip, resolves B from no
+# source address here, which the local table answers: rxeb to itself, off
+# the wire (no packet crosses r).  route_b_from_a makes locally generated
+# lookups to B take A's table first (the local table moves behind that
+# rule, as for IPv6 in the standard topology), so that B is reached from
+# A's address through r; the passive side's own rules (keyed on oif, no
+# iif) are not affected.  route_b_from_a undo puts the standard rules back.
+route_b_from_a() {
+	if [ "${1:-}" = undo ]; then
+		step ip rule add pref 0 lookup local &&
+			step ip rule del pref 100 lookup local &&
+			step ip rule del pref 5 to 10.2.0.0/24 iif lo lookup 100
+		return
+	fi
+	step ip rule add pref 5 to 10.2.0.0/24 iif lo lookup 100 &&
+		step ip rule add pref 100 lookup local &&
+		step ip rule del pref 0 lookup local &&
+		ip route get "$B4" | grep -q "dev a0 .*src $A4"
+}
+
+# ---- captures ----
+# In the router namespace on a1, which sees both directions of everything
+# between rxea and rxeb exactly once.
+
+CAPS=$rte_out/captures
+mkdir -p "$CAPS"
+
+# capture_start NAME: capture RoCE v2 on r/a1 into $CAPS/NAME.pcapng.
+capture_start() {
+	CAP=$CAPS/$1.pcapng
+	rm -f "$CAP"
+	ip netns exec r dumpcap -q -i a1 -f 'udp port 4791' -w "$CAP" > /dev/null 2>&1 &
+	CAP_PID=$!
+	wait_for 10 test -s "$CAP"
+	sleep 0.5 # dumpcap writes the file header before its filter is live
+}
+
+# capture_end: stop the capture.
+capture_end() {
+	sleep 0.5
+	kill -INT "$CAP_PID"
+	wait "$CAP_PID"
+}
+
+# capture_fields FIELD...: stop the capture and dissect it once with tshark
+# for FIELDs; fields NAME... then gives them per RoCE packet.
+capture_fields() {
+	local args=() f
+
+	capture_end
+	CAP_FIELDS=$*
+	for f in "$@"; do
+		args+=(-e "$f")
+	done
+	tshark -r "$CAP" -Y infiniband -T fields -E separator='|' "${args[@]}" \
+		> "$CAP.txt" 2>/dev/null
+}
+
+# fields FIELD...: one line per RoCE packet of $CAP, FIELDs (of those given
+# to capture_fields) separated by spaces (empty ones dropped, as awk splits).
+fields() {
+	awk -F'|' -v want="$*" -v all="$CAP_FIELDS" '
+		BEGIN { n = split(all, names, " "); for (i = 1; i <= n; i++) col[names[i]] = i
+			m = split(want, w, " ") }
+		{ line = ""; for (i = 1; i <= m; i++) line = line (i > 1 ? " " : "") $(col[w[i]]); print line }
+	' "$CAP.txt"
+}
+
+# What the kernel prints for a warning, a bug, an oops, a sanitizer
+# (KASAN, UBSAN, kmemleak), lockdep, DEBUG_ATOMIC_SLEEP ("BUG: sleeping
+# function called from invalid context"), an RCU stall or a hung task.
+# kmemleak counts by its reports and by what stops or confuses it, never by
+# its name: a debug kernel prints "kmemleak: Kernel memory leak detector
+# initialized" at every boot.
+KERNEL_REPORTS='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|INFO: rcu|rcu.*(stall|detected)|INFO: task|soft lockup|hard LOCKUP|suspected memory leak|kmemleak: .*(disabled|unknown object|Cannot|pool empty|Failed|alias|larger than)'
+
+# kernel_reports [LINE]: print the reports in the kernel log after line
+# LINE (default: all of it); fails if there is one.
+kernel_reports() {
+	! dmesg | tail -n +"$((${1:-0} + 1))" | grep -v 'traps:' | grep -E "$KERNEL_REPORTS"
+}
+
+# kmemleak's file; present only in a kernel with DEBUG_KMEMLEAK, once
+# debugfs is mounted (kmemleak_mount).
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+kmemleak_mount() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	[ -e $KMEMLEAK ]
+}
+
+# kmemleak_clean: two scans (an object must be unreferenced over a scan
+# period to count), then nothing reported.  A scan is refused once kmemleak
+# has turned itself off, so this also proves it was still on.
+kmemleak_clean() {
+	local leaks
+
+	step sh -c "echo scan > $KMEMLEAK" || return 1
+	sleep 6
+	step sh -c "echo scan > $KMEMLEAK" || return 1
+	leaks=$(cat $KMEMLEAK)
+	[ -z "$leaks" ] || { echo "$leaks" | tee "$rte_out/kmemleak.txt" | head -n 60; return 1; }
+}
+
+# Any kernel warning, bug or sanitizer report fails the run.
+vm_dmesg_clean() {
+	if ! kernel_reports; then
+		echo "vm: FAIL: the kernel reported a problem (above)"
+		return 1
+	fi
+}
+
+# ---- results, in KTAP ----
+
+# check DESCRIPTION CMD...: one result, ok when CMD succeeds.
+check() {
+	local desc=$1
+
+	shift
+	if "$@"; then
+		ktap_test_pass "$desc"
+	else
+		ktap_test_fail "$desc"
+	fi
+}
+
+# skip DESCRIPTION: a result that was not judged, with the reason in
+# DESCRIPTION (a known limitation); counted as skipped, never as passed.
+skip() {
+	ktap_test_skip "$1"
+}
+
+# done_testing: end a test script; its status says whether all passed.
+done_testing() {
+	ktap_print_totals
+	[ "$KTAP_CNT_FAIL" = 0 ]
+}

@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# PID 1 of the test VM (see run.sh): mount the basics, load the RDMA stack,
+# build the standard topology, run the tests, report on the "result" virtio
+# port and power off.  Settings come from the kernel command line (rte_*),
+# which the kernel hands to init as environment.
+#
+# The run's results are one KTAP document, $rte_out/results.ktap: a test per
+# script, whose own results are its subtests, and last the kernel log.  A
+# script prints what it likes; its "ok N"/"not ok N" lines (lib.sh's check)
+# are its results and every other line becomes a diagnostic, so that the
+# document parses with the kernel's kunit.py (the host reads it so).
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /run
+# A tmpfs on /tmp hides the host's /tmp: keep the paths we need visible.
+mkdir -p /run/host-tmp
+mount --bind /tmp /run/host-tmp
+mount -t tmpfs tmpfs /tmp
+for p in "$rte_repo" "$rte_out" "$rte_modroot" "$rte_modules"; do
+	case $p in
+	/tmp/*)
+		mkdir -p "$p"
+		mount --bind "/run/host-tmp/${p#/tmp/}" "$p"
+		;;
+	esac
+done
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$rte_out"
+mount -t tmpfs tmpfs /var/tmp 2>/dev/null
+hostname rte-vm
+
+. "$rte_repo/tools/testing/lib.sh"
+
+KTAP=$rte_out/results.ktap
+
+# nest FILE: a script's output as a subtest block: header, plan, results in
+# order, everything else a diagnostic; indented by four spaces.
+nest() {
+	local n
+
+	n=$(grep -cE '^(not )?ok [0-9]+' "$1")
+	echo "    KTAP version 1"
+	echo "    1..$n"
+	sed -E -e '/^(K?TAP version [0-9]+|1\.\.[0-9]+)$/d' \
+		-e '/^(not )?ok [0-9]+/!s/^/# /' -e 's/^/    /' "$1"
+}
+
+# result N OK NAME: one top-level result.
+result() {
+	if [ "$2" = 0 ]; then echo "ok $1 $3"; else echo "not ok $1 $3"; fi >> "$KTAP"
+}
+
+IFS=, read -r -a scripts <<< "$rte_scripts"
+echo "KTAP version 1" > "$KTAP"
+echo "1..$((${#scripts[@]} + 1))" >> "$KTAP"
+
+status=1
+if vm_load_stack && vm_topology; then
+	status=0
+	n=0
+	for s in "${scripts[@]}"; do
+		n=$((n + 1))
+		name=$(basename "$s" .sh)
+		echo "==> running $name"
+		t=$SECONDS
+		(cd /tmp && bash "$s") 2>&1 | tee "$rte_out/$name.out"
+		rc=${PIPESTATUS[0]}
+		echo "time: $((SECONDS - t)) s" >> "$rte_out/$name.out"
+		nest "$rte_out/$name.out" >> "$KTAP"
+		result $n "$rc" "$name"
+		[ "$rc" = 0 ] || status=1
+	done
+else
+	for s in "${scripts[@]}"; do
+		echo "not ok $((++n)) $(basename "$s" .sh) # the stack or the topology did not come up" >> "$KTAP"
+	done
+fi
+vm_dmesg_clean > "$rte_out/kernel-log.out" 2>&1
+rc=$?
+cat "$rte_out/kernel-log.out"
+result $((${#scripts[@]} + 1)) "$rc" "kernel log: no warning, bug, oops or sanitizer report"
+[ "$rc" = 0 ] || status=1
+
+for port in /sys/class/virtio-ports/*; do
+	if [ "$(cat "$port/name")" = result ]; then
+		echo "$status" > "/dev/$(basename "$port")"
+	fi
+done
+sync
+# LINUX_REBOOT_CMD_RESTART: QEMU runs with -no-reboot, so it exits.
+python3 -c 'import ctypes; ctypes.CDLL(None).reboot(0x01234567)'
+exit "$status"
