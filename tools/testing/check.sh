@@ -169,10 +169,40 @@ else
 	prereq "C++ tools" "$REPO/tools/build/tools.sh"
 fi
 
-# vm_run NAME STACK TIMEOUT TEST|VAR=VALUE...: one row of tools/testing/runs.
-vm_run() {
+# The VM runs and the demo are jobs run VM_JOBS at a time (default 2): a
+# TCG guest keeps about one host core busy, and spends much of a run
+# waiting on itself.  Each job writes its log, its exit status and its
+# time; the results are counted afterwards, in the table's order.
+VM_JOBS=${VM_JOBS:-2}
+[[ $VM_JOBS =~ ^[1-9][0-9]*$ ]] || die "VM_JOBS=$VM_JOBS: give a number of VMs to run at once (1 or more)"
+
+# job NAME CMD...: run CMD in the background once fewer than VM_JOBS jobs
+# run; $LOGS/NAME.rc and NAME.time hold its status and seconds.
+job() {
+	local name=$1
+
+	shift
+	while [ "$(jobs -pr | wc -l)" -ge "$VM_JOBS" ]; do
+		wait -n
+	done
+	say "started: $name"
+	(
+		t=$SECONDS
+		"$@" > "$LOGS/$name.log" 2>&1
+		echo $? > "$LOGS/$name.rc"
+		echo $((SECONDS - t)) > "$LOGS/$name.time"
+	) &
+}
+
+# job_rc NAME: the exit status NAME's job left (1 if it left none).
+job_rc() {
+	cat "$LOGS/$1.rc" 2>/dev/null || echo 1
+}
+
+# vm_job NAME STACK TIMEOUT TEST|VAR=VALUE...: one row of tools/testing/runs.
+vm_job() {
 	local name=$1 stack=$2 timeout=$3 out=$MODBUILD/vm/$1 w
-	local tests=() env=() rc t
+	local tests=() env=()
 
 	shift 3
 	for w in "$@"; do
@@ -189,37 +219,59 @@ vm_run() {
 	[ "$stack" = stock ] && env+=(STOCK=1)
 	say "VM run $name ($stack stack): $(printf '%s\n' "${tests[@]}" | xargs -n1 basename | sed 's/\.sh$//' | paste -sd' ')"
 	rm -rf "$out"
-	t=$SECONDS
-	env "${env[@]}" VM_OUT="$out" VM_TIMEOUT="$timeout" \
-		"$TESTING/vm/run.sh" "${tests[@]}" > "$LOGS/vm-$name.log" 2>&1
-	rc=$?
-	TIMES+=("VM run $name|$((SECONDS - t))")
+	job "vm-$name" env "${env[@]}" VM_OUT="$out" VM_TIMEOUT="$timeout" \
+		"$TESTING/vm/run.sh" "${tests[@]}"
+}
+
+# vm_count NAME: the results of VM run NAME.
+vm_count() {
+	local name=$1 out=$MODBUILD/vm/$1
+
+	TIMES+=("VM run $name|$(cat "$LOGS/vm-$name.time" 2>/dev/null || echo 0)")
 	count_file ktap "$out/results.ktap" "VM run $name"
 	[ ! -f "$out/kunit.ktap" ] || count_file ktap "$out/kunit.ktap" "KUnit in the VM (kunit.py's JSON)"
-	if [ $rc != 0 ] && ! grep -q '^\(not \)\?ok [0-9]* kernel log' "$out/results.ktap" 2>/dev/null; then
+	if [ "$(job_rc "vm-$name")" != 0 ] &&
+		! grep -q '^\(not \)\?ok [0-9]* kernel log' "$out/results.ktap" 2>/dev/null; then
 		tail -n 30 "$LOGS/vm-$name.log"
-		count FAIL "VM run $name did not finish (exit $rc; $out/console.log)"
+		count FAIL "VM run $name did not finish (exit $(job_rc "vm-$name"); $out/console.log)"
 	fi
 }
 
+demo=0
+[ "$DEBUG" != 1 ] && [ -z "${RUNS:-}" ] && demo=1
+say "VM runs, $VM_JOBS at a time; their results follow when all are done"
+vm_start=$SECONDS
+ran=()
 while read -r name stack in timeout rest; do
 	case $name in ''|'#'*) continue ;; esac
 	[[ ",$in," == *",$mode,"* ]] || continue
 	[ -z "${RUNS:-}" ] || [[ " $RUNS " == *" $name "* ]] || continue
 	# shellcheck disable=SC2086
-	vm_run "$name" "$stack" "$timeout" $rest
+	vm_job "$name" "$stack" "$timeout" $rest
+	ran+=("$name")
 done < "$TESTING/runs"
-
-if [ "$DEBUG" != 1 ] && [ -z "${RUNS:-}" ]; then
+if [ "$demo" = 1 ]; then
 	say "make demo: the ECMP router and the host's routes by UDP source port"
-	timed "make demo" "$REPO/tools/demo/demo.sh" > "$LOGS/demo.log" 2>&1
-	rc=$?
+	job demo "$REPO/tools/demo/demo.sh"
+fi
+wait
+TIMES+=("VM runs and demo, $VM_JOBS at a time (wall)|$((SECONDS - vm_start))")
+
+for name in "${ran[@]}"; do
+	say "results of VM run $name"
+	vm_count "$name"
+done
+
+if [ "$demo" = 1 ]; then
+	say "results of make demo"
+	TIMES+=("make demo|$(cat "$LOGS/demo.time" 2>/dev/null || echo 0)")
 	if [ -f "$BUILD/demo/report.json" ]; then
 		while read -r ok what; do
 			if [ "$ok" = true ]; then count OK "demo: $what"; else count FAIL "demo: $what"; fi
 		done < <(jq -r '.runs[] | "\(.ok) \(.family) \(.policy): \(.verdict)"' "$BUILD/demo/report.json")
 	fi
-	[ $rc = 0 ] || { tail -n 20 "$LOGS/demo.log"; count FAIL "make demo's self-check (log $LOGS/demo.log)"; }
+	[ "$(job_rc demo)" = 0 ] ||
+		{ tail -n 20 "$LOGS/demo.log"; count FAIL "make demo's self-check (log $LOGS/demo.log)"; }
 fi
 
 finish
