@@ -67,6 +67,23 @@ TREE_DIRS="drivers/infiniband include/rdma include/linux/mlx5 Documentation/infi
 	Documentation/ABI/stable"
 TREE_DIRS=$(echo $TREE_DIRS)
 
+# The modules the series builds: those it changes and the KUnit module.
+MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib
+	roce_entropy_test"
+
+# collect_modules TREE DEST: DEST = the $MODULES built in TREE, nothing else.
+collect_modules() {
+	local m ko
+
+	rm -rf "$2"
+	mkdir -p "$2"
+	for m in $MODULES; do
+		ko=$(find "$1/drivers/infiniband" -name "$m.ko" | head -n 1)
+		[ -n "$ko" ] || die "$m.ko was not built"
+		cp "$ko" "$2/"
+	done
+}
+
 # stage_src [DIR]: DIR (default $BUILD/src) = the kernel's copies of
 # $TREE_DIRS, our new files on top, then patches/series applied in order.
 # Never built in.

@@ -5,9 +5,6 @@
 # Into build/ ($MODBUILD), or build/debug with RTE_DEBUG=1 (the debug kernel).
 . "$(dirname "$0")/common.sh"
 
-MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib
-	roce_entropy_test"
-
 ksrc_init
 [ -f "$KBUILD/.built-ok" ] || die "no test kernel in $KBUILD: run 'make kernel' first"
 
@@ -21,11 +18,5 @@ make -s -C "$KBUILD" M="$MODBUILD/tree/drivers/infiniband" -j"$JOBS" \
 	CONFIG_INFINIBAND_ROCE_ENTROPY_KUNIT_TEST=m ${W:+W=$W} ${C:+C=$C} \
 	modules
 
-rm -rf "$MODBUILD/modules"
-mkdir -p "$MODBUILD/modules"
-for m in $MODULES; do
-	ko=$(find "$MODBUILD/tree/drivers/infiniband" -name "$m.ko" | head -n 1)
-	[ -n "$ko" ] || die "$m.ko was not built"
-	cp "$ko" "$MODBUILD/modules/"
-done
+collect_modules "$MODBUILD/tree" "$MODBUILD/modules"
 say "modules in $MODBUILD/modules ($((SECONDS - start)) s):" $MODULES

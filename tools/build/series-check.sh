@@ -31,8 +31,6 @@ export GIT_COMMITTER_EMAIL=roce-entropy@localhost
 # checkpatch's spdxcheck.py needs Debian's python3 (python3-ply, python3-git).
 export PATH=/usr/bin:$PATH
 
-MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib
-	roce_entropy_test"
 KUNIT_OPT=INFINIBAND_ROCE_ENTROPY_KUNIT_TEST
 
 ksrc_init
@@ -269,13 +267,8 @@ ktap_print_totals
 [ "${PIPESTATUS[0]}" = 0 ] || exit 1
 grep -q '^not ok' "$SC/ktap.tmp" && exit 1
 
-rm -rf "$SC/modules" "$MODBUILD/modules"
-mkdir -p "$SC/modules"
-for m in $MODULES; do
-	ko=$(find "$WT/drivers/infiniband" -name "$m.ko" | head -n 1)
-	[ -n "$ko" ] || die "$m.ko was not built"
-	cp "$ko" "$SC/modules/"
-done
+collect_modules "$WT" "$SC/modules"
+rm -rf "$MODBUILD/modules"
 cp -a "$SC/modules" "$MODBUILD/modules"
 mv "$SC/ktap.tmp" "$SC/ktap"
 echo "$key" > "$SC/passed"
