@@ -7,7 +7,9 @@
 #   make check            every test (what CI runs); DEBUG=1: the VM runs on a
 #                         KASAN/lockdep/kmemleak kernel; RUNS="a b": these VM
 #                         runs only (tools/testing/runs)
-#   make modules          build/modules/*.ko (W=1, C=1 passed to Kbuild)
+#   make modules          build/modules/*.ko (W=1, C=1 passed to Kbuild);
+#                         KDIR=/lib/modules/<release>/build: against that
+#                         installed 6.12 kernel, into build/kdir/<release>/
 #   make series-check     each patch on pristine 6.12: git am, W=1 + sparse,
 #                         checkpatch, get_maintainer (KTAP)
 #   make patchset         build/patchset/: the series as git format-patch
@@ -38,8 +40,10 @@ deps:
 kernel: deps
 	@$(TOOLS)/kernel.sh
 
-modules: kernel
-	@W="$(W)" C="$(C)" $(TOOLS)/modules.sh
+# KDIR=/lib/modules/<release>/build: against that installed 6.12 kernel
+# (no test kernel, no package installs: what DKMS runs).
+modules: $(if $(KDIR),,kernel)
+	@KDIR="$(KDIR)" W="$(W)" C="$(C)" $(TOOLS)/modules.sh
 
 tools: deps
 	@$(TOOLS)/tools.sh

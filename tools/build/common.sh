@@ -71,16 +71,18 @@ TREE_DIRS=$(echo $TREE_DIRS)
 MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib
 	roce_entropy_test"
 
-# collect_modules TREE DEST: DEST = the $MODULES built in TREE, nothing else.
+# collect_modules TREE DEST [MODULE...]: DEST = the MODULEs (default
+# $MODULES) built in TREE, nothing else.
 collect_modules() {
-	local m ko
+	local m ko tree=$1 dest=$2
 
-	rm -rf "$2"
-	mkdir -p "$2"
-	for m in $MODULES; do
-		ko=$(find "$1/drivers/infiniband" -name "$m.ko" | head -n 1)
+	shift 2
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	for m in ${*:-$MODULES}; do
+		ko=$(find "$tree/drivers/infiniband" -name "$m.ko" | head -n 1)
 		[ -n "$ko" ] || die "$m.ko was not built"
-		cp "$ko" "$2/"
+		cp "$ko" "$dest/"
 	done
 }
 
@@ -108,7 +110,7 @@ stage_src() {
 		if ! patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$src" \
 			< "$REPO/patches/$p" > "$log" 2>&1; then
 			cat "$log" >&2
-			die "patches/$p no longer applies to Linux $KVER ($KSRC): refresh it"
+			die "patches/$p no longer applies to Linux $KVER ($KSRC)${STAGE_FOR:-}: refresh it"
 		fi
 		n=$((n + 1))
 	done < "$REPO/patches/series"

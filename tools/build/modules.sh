@@ -1,9 +1,64 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the RDMA stack out of tree: the kernel's drivers/infiniband and
-# include/rdma, our files, our series; make M= against the test kernel.
-# Into build/ ($MODBUILD), or build/debug with RTE_DEBUG=1 (the debug kernel).
+# include/rdma, our files, our series; make M= against a built kernel.
+#
+# Without KDIR: against the test kernel, into build/ ($MODBUILD), or
+# build/debug with RTE_DEBUG=1 (the debug kernel).
+# KDIR=/lib/modules/<release>/build: against that installed kernel (its
+# headers package), with the sources of Debian's linux-source-6.12 (or
+# KSRC), into build/kdir/<release>/modules; what dkms.conf runs.
 . "$(dirname "$0")/common.sh"
+
+# kdir_modules: the modules against an installed 6.12 kernel.  Its headers
+# have no drivers/infiniband: the sources come from KSRC, and only the
+# directories of the modules we replace are built (core, rxe, mlx5).
+kdir_modules() {
+	local rel ver out tree d mods="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib"
+	local dirs="core sw/rxe hw/mlx5" extra=
+
+	[ -f "$KDIR/Makefile" ] && [ -f "$KDIR/Module.symvers" ] ||
+		die "KDIR=$KDIR is not a kernel build tree: install the headers of that kernel (apt install linux-headers-<release>)"
+	[ -f "$KDIR/include/config/kernel.release" ] ||
+		die "KDIR=$KDIR has no include/config/kernel.release: not a configured kernel build tree"
+	rel=$(cat "$KDIR/include/config/kernel.release")
+	ver=${rel%%[+-]*}
+	case $ver in
+	6.12|6.12.*) ;;
+	*) die "KDIR=$KDIR is Linux $rel; this series is for 6.12 (choose a 6.12 kernel's headers)" ;;
+	esac
+	grep -q '^CONFIG_INFINIBAND=m' "$KDIR/.config" ||
+		die "Linux $rel does not build InfiniBand as modules (CONFIG_INFINIBAND=m): nothing to replace"
+	ksrc_init
+	if [ "$ver" != "$KVER" ]; then
+		say "the kernel is $ver ($rel) and the source $KVER ($KSRC): trying the series on the source"
+		STAGE_FOR=", the source for kernel $rel (Linux $ver); install linux-source-6.12 of version $ver or set KSRC= to a $ver tree"
+	fi
+	out=$BUILD/kdir/$rel
+	tree=$out/tree
+	stage_src "$out/src"
+	sync_tree "$out/src" "$tree"
+	# Trace headers include themselves through "../../drivers/..." from the
+	# kernel's include/trace, which the headers package has without
+	# drivers/: resolve that path in the staged tree.
+	mkdir -p "$tree/include/trace"
+	say "building $mods against Linux $rel ($KDIR)"
+	for d in $dirs; do
+		make -s -C "$KDIR" M="$tree/drivers/infiniband/$d" -j"$JOBS" \
+			NOSTDINC_FLAGS="-nostdinc -I$tree/include -I$tree/include/trace" \
+			${extra:+KBUILD_EXTRA_SYMBOLS=$extra} ${W:+W=$W} ${C:+C=$C} modules ||
+			die "building drivers/infiniband/$d against Linux $rel failed (above)"
+		# rxe and mlx5 import what core exports
+		extra=$tree/drivers/infiniband/core/Module.symvers
+	done
+	collect_modules "$tree" "$out/modules" $mods
+	say "modules for Linux $rel in $out/modules:" $mods
+}
+
+if [ -n "${KDIR:-}" ]; then
+	kdir_modules
+	exit
+fi
 
 ksrc_init
 [ -f "$KBUILD/.built-ok" ] || die "no test kernel in $KBUILD: run 'make kernel' first"
