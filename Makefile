@@ -17,6 +17,9 @@
 #   make kunit            the KUnit suites with kunit.py under QEMU
 #   make fuzz             libFuzzer on roce-entropy, FUZZ_SECONDS=30 per target
 #   make bench            what the entropy costs: rxe rates per policy, as ratios
+#   make install          as root: DKMS builds and installs the modules for
+#                         every installed 6.12 kernel (KERNELS="r1 r2": these)
+#   make uninstall        as root: dkms remove; the distribution's modules are back
 #   make kernel           the QEMU test kernel, cached outside the repo
 #   make vm-run SCRIPT=f  boot the test VM with our modules and run f
 #
@@ -26,7 +29,7 @@
 SHELL := /bin/bash
 TOOLS := tools/build
 
-.PHONY: all deps kernel modules tools kunit vm-run check check-debug demo bench \
+.PHONY: install uninstall all deps kernel modules tools kunit vm-run check check-debug demo bench \
 	clean help patchset series-check fuzz
 
 all: modules
@@ -75,6 +78,12 @@ demo: modules tools
 
 bench: modules tools
 	@tools/bench/bench.sh
+
+install:
+	@$(TOOLS)/dkms.sh install $(KERNELS)
+
+uninstall:
+	@$(TOOLS)/dkms.sh remove
 
 clean:
 	rm -rf build

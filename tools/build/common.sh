@@ -27,30 +27,44 @@ fi
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# ksrc_init: set KSRC and KVER, extracting Debian's source when needed.
+# ksrc_init [rdma]: set KSRC and KVER, extracting Debian's source when
+# needed.  With "rdma" (builds against an installed kernel, DKMS) the RDMA
+# directories are enough: unless the whole tree is there already, only
+# those are extracted, into $CACHE/src-rdma.
 ksrc_init() {
-	local tarball=/usr/src/linux-source-6.12.tar.xz
+	local tarball=/usr/src/linux-source-6.12.tar.xz top=linux-source-6.12
+	local dir=$CACHE/src what=
 
 	if [ -z "${KSRC:-}" ]; then
-		KSRC=$CACHE/src/linux-source-6.12
+		KSRC=$dir/$top
+		if [ "${1:-}" = rdma ] && [ ! -f "$KSRC/.extracted" ]; then
+			dir=$CACHE/src-rdma
+			KSRC=$dir/$top
+			what=$(for d in Makefile $TREE_DIRS; do echo "$top/$d"; done)
+		fi
 		if [ ! -f "$KSRC/.extracted" ]; then
 			[ -f "$tarball" ] ||
-				die "$tarball is missing: run 'make deps' (or set KSRC= to a 6.12 tree)"
-			say "extracting $tarball into $CACHE/src"
+				die "$tarball is missing: install linux-source-6.12 ('make deps' does) or set KSRC= to a 6.12 tree"
+			say "extracting $tarball into $dir"
 			rm -rf "$KSRC"
-			mkdir -p "$CACHE/src"
-			tar -C "$CACHE/src" -xf "$tarball"
+			mkdir -p "$dir"
+			# shellcheck disable=SC2086
+			tar -C "$dir" -xf "$tarball" $what
 			touch "$KSRC/.extracted"
 		fi
 	fi
 	[ -f "$KSRC/Makefile" ] || die "KSRC=$KSRC is not a kernel tree"
-	KVER=$(make -s -C "$KSRC" kernelversion)
+	KVER=$(awk '$2 == "=" && $1 ~ /^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)$/ { v[$1] = $3 }
+		END { printf "%s.%s.%s%s\n", v["VERSION"], v["PATCHLEVEL"], v["SUBLEVEL"], v["EXTRAVERSION"] }' \
+		"$KSRC/Makefile")
 	case $KVER in
 	6.12|6.12.*) ;;
 	*) die "KSRC=$KSRC is Linux $KVER; this series targets 6.12" ;;
 	esac
 	[ ! -f "$KSRC/.config" ] ||
 		die "$KSRC has an in-tree build (.config); run 'make mrproper' there"
+	# what follows is the test kernel's and the series check's
+	[ "${1:-}" != rdma ] || return 0
 	local key
 	# The fragments' contents, concatenated: with kernel.config alone that
 	# is its own sha256, the key the cache has always used.

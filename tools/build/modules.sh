@@ -29,7 +29,7 @@ kdir_modules() {
 	esac
 	grep -q '^CONFIG_INFINIBAND=m' "$KDIR/.config" ||
 		die "Linux $rel does not build InfiniBand as modules (CONFIG_INFINIBAND=m): nothing to replace"
-	ksrc_init
+	ksrc_init rdma
 	if [ "$ver" != "$KVER" ]; then
 		say "the kernel is $ver ($rel) and the source $KVER ($KSRC): trying the series on the source"
 		STAGE_FOR=", the source for kernel $rel (Linux $ver); install linux-source-6.12 of version $ver or set KSRC= to a $ver tree"
