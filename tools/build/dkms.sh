@@ -4,9 +4,13 @@
 #
 #   dkms.sh install [RELEASE...]  copy the sources to /usr/src/roce-entropy-<version>,
 #                                 dkms add, then dkms install for each RELEASE
-#                                 (default: every installed 6.12 kernel with headers)
+#                                 (default: every installed 6.12 kernel with
+#                                 headers); the default policy (modprobe.d) and
+#                                 the per-port rules (udev) into /etc unless
+#                                 there already
 #   dkms.sh remove                dkms remove --all, the sources in /usr/src
-#                                 too: the distribution's modules are back
+#                                 too: the distribution's modules are back;
+#                                 the files in /etc go unless edited
 #   dkms.sh status                dkms status of the package
 #
 # Nothing is changed unless every check passes first: root, dkms, the
@@ -24,6 +28,10 @@ OVERRIDE=/usr/share/dkms/modules_to_force_install/$NAME
 # What DKMS needs of the tree: the build, the series and its new files.
 FILES="Makefile dkms.conf LICENSE README.md patches drivers include Documentation
 	tools/build/common.sh tools/build/modules.sh"
+
+# The configuration files: shipped file and where it goes.
+ETC_FILES="tools/packaging/roce-entropy.conf:/etc/modprobe.d/roce-entropy.conf
+	tools/packaging/70-roce-entropy.rules:/etc/udev/rules.d/70-roce-entropy.rules"
 
 need_root() {
 	[ "$(id -u)" = 0 ] || die "dkms $1 changes /usr/src and /lib/modules: run it as root (sudo make ${2:-install})"
@@ -74,6 +82,14 @@ install() {
 		dkms install -m "$NAME" -v "$VERSION" -k "$rel" ||
 			die "dkms install for Linux $rel failed: see /var/lib/dkms/$NAME/$VERSION/build/make.log"
 	done
+	for f in $ETC_FILES; do
+		if [ -e "${f#*:}" ]; then
+			say "${f#*:} exists: kept as it is"
+		else
+			cp "$REPO/${f%%:*}" "${f#*:}"
+			say "installed ${f#*:}"
+		fi
+	done
 	dkms status -m "$NAME"
 }
 
@@ -85,6 +101,14 @@ remove() {
 		say "$NAME $VERSION is not in DKMS"
 	fi
 	rm -rf "$SRC" "$OVERRIDE"
+	for f in $ETC_FILES; do
+		[ -e "${f#*:}" ] || continue
+		if cmp -s "$REPO/${f%%:*}" "${f#*:}"; then
+			rm "${f#*:}"
+		else
+			say "${f#*:} was edited: kept (delete it yourself if it should go)"
+		fi
+	done
 }
 
 case ${1:-} in

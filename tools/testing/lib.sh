@@ -97,6 +97,26 @@ vm_rxe_links() {
 	wait_for 10 rxe_has_gid rxeb "$B6" || return 1
 }
 
+# vm_unload_stack: the rxe devices deleted and the RDMA modules unloaded.
+vm_unload_stack() {
+	local m
+
+	step rdma link delete rxea && step rdma link delete rxeb &&
+		wait_for 10 bash -c '[ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]' || return 1
+	for m in $(echo $RDMA_MODULES | tr ' ' '\n' | tac); do
+		step rmmod "$m" || return 1
+	done
+}
+
+# vm_readd_rxe DEV NETDEV: rxe device DEV deleted and made again on NETDEV:
+# the device registers again.
+vm_readd_rxe() {
+	step rdma link delete "$1" || return 1
+	wait_for 10 bash -c "[ ! -e /sys/class/infiniband/$1 ]" || return 1
+	step rdma link add "$1" type rxe netdev "$2" || return 1
+	wait_for 10 grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"
+}
+
 # rxe_has_gid DEV IPV6: the device's GID table holds that address.
 rxe_has_gid() {
 	local want

@@ -17,32 +17,10 @@ KNOB_B=/sys/class/infiniband/rxeb/ports/1/roce_entropy
 
 reads() { [ "$(cat "$1")" = "$2" ]; }
 
-no_rdma_devices() {
-	[ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]
-}
-
-unload_stack() {
-	local m
-
-	step rdma link delete rxea && step rdma link delete rxeb &&
-		wait_for 10 no_rdma_devices || return 1
-	for m in $(echo $RDMA_MODULES | tr ' ' '\n' | tac); do
-		step rmmod "$m" || return 1
-	done
-}
-
 # reload PARAM...: the stack unloaded, loaded with ib_core PARAMs, and the
 # standard topology's devices made again.
 reload() {
-	unload_stack && vm_load_stack "$@" && vm_rxe_links
-}
-
-# readd_rxea: rxea deleted and made again on a0.
-readd_rxea() {
-	step rdma link delete rxea || return 1
-	wait_for 10 bash -c '[ ! -e /sys/class/infiniband/rxea ]' || return 1
-	step rdma link add rxea type rxe netdev a0 || return 1
-	wait_for 10 grep -q ACTIVE /sys/class/infiniband/rxea/ports/1/state
+	vm_unload_stack && vm_load_stack "$@" && vm_rxe_links
 }
 
 dmesg_at=$(dmesg | wc -l)
@@ -64,7 +42,7 @@ step sh -c "echo rfc > $KNOB_A"
 check "the parameter written at run time: rfc" sh -c "echo rfc > $PARAM && grep -qx rfc $PARAM"
 check "... leaves the ports that exist alone" eval "reads $KNOB_A rfc && reads $KNOB_B mix"
 step sh -c "echo off > $KNOB_A"
-check "rxea deleted and added again" readd_rxea
+check "rxea deleted and added again" vm_readd_rxe rxea a0
 check "... starts from the parameter (rfc), not from its old policy (off)" reads $KNOB_A rfc
 check "... and rxeb keeps its own" reads $KNOB_B mix
 check "a bad value written at run time is refused" \
