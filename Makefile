@@ -19,6 +19,8 @@
 #   make bench            what the entropy costs: rxe rates per policy, as ratios
 #   make install          as root: DKMS builds and installs the modules for
 #                         every installed 6.12 kernel (KERNELS="r1 r2": these)
+#   make deb              build/deb/: roce-entropy-dkms and roce-entropy-tools
+#                         packages, for apt install ./build/deb/<file>.deb
 #   make uninstall        as root: dkms remove; the distribution's modules are back
 #   make kernel           the QEMU test kernel, cached outside the repo
 #   make vm-run SCRIPT=f  boot the test VM with our modules and run f
@@ -29,7 +31,7 @@
 SHELL := /bin/bash
 TOOLS := tools/build
 
-.PHONY: install uninstall all deps kernel modules tools kunit vm-run check check-debug demo bench \
+.PHONY: install uninstall deb all deps kernel modules tools kunit vm-run check check-debug demo bench \
 	clean help patchset series-check fuzz
 
 all: modules
@@ -84,6 +86,9 @@ install:
 
 uninstall:
 	@$(TOOLS)/dkms.sh remove
+
+deb:
+	@$(TOOLS)/deb.sh
 
 clean:
 	rm -rf build

@@ -85,6 +85,11 @@ TREE_DIRS=$(echo $TREE_DIRS)
 MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib
 	roce_entropy_test"
 
+# What DKMS needs of the tree (make install, make deb): the build, the
+# series and its new files.
+DKMS_FILES="Makefile dkms.conf LICENSE README.md patches drivers include Documentation
+	tools/build/common.sh tools/build/modules.sh"
+
 # collect_modules TREE DEST [MODULE...]: DEST = the MODULEs (default
 # $MODULES) built in TREE, nothing else.
 collect_modules() {

@@ -25,9 +25,6 @@ SRC=/usr/src/$NAME-$VERSION
 # dkms reads this list of packages whose version check it skips, also when
 # it builds for a new kernel (AUTOINSTALL).
 OVERRIDE=/usr/share/dkms/modules_to_force_install/$NAME
-# What DKMS needs of the tree: the build, the series and its new files.
-FILES="Makefile dkms.conf LICENSE README.md patches drivers include Documentation
-	tools/build/common.sh tools/build/modules.sh"
 
 # The configuration files: shipped file and where it goes.
 ETC_FILES="tools/packaging/roce-entropy.conf:/etc/modprobe.d/roce-entropy.conf
@@ -73,7 +70,7 @@ install() {
 	rm -rf "$SRC"
 	mkdir -p "$SRC"
 	# shellcheck disable=SC2086
-	(cd "$REPO" && cp -a --parents $FILES "$SRC/")
+	(cd "$REPO" && cp -a --parents $DKMS_FILES "$SRC/")
 	mkdir -p "${OVERRIDE%/*}"
 	echo "${NAME}_version-override" > "$OVERRIDE"
 	dkms add -m "$NAME" -v "$VERSION"
