@@ -32,7 +32,26 @@ ETC_FILES="tools/packaging/roce-entropy.conf:/etc/modprobe.d/roce-entropy.conf
 
 need_root() {
 	[ "$(id -u)" = 0 ] || die "dkms $1 changes /usr/src and /lib/modules: run it as root (sudo make ${2:-install})"
-	command -v dkms >/dev/null || die "dkms is missing: apt install dkms"
+}
+
+# packages: what the install needs from Debian, installed when missing:
+# dkms, the kernel source, and the running kernel's headers if it is 6.12.
+packages() {
+	local missing= rel
+
+	rel=$(uname -r)
+	command -v dkms >/dev/null || missing="$missing dkms"
+	[ -f /usr/src/linux-source-6.12.tar.xz ] || [ -n "${KSRC:-}" ] ||
+		missing="$missing linux-source-6.12"
+	case $rel in
+	6.12.*) [ -e "/lib/modules/$rel/build/Makefile" ] || missing="$missing linux-headers-$rel" ;;
+	esac
+	[ -n "$missing" ] || return 0
+	say "installing Debian packages:$missing"
+	command -v apt-get >/dev/null || die "not a Debian system: install$missing yourself"
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing ||
+		die "apt-get install$missing failed: run apt-get update, or install them yourself"
 }
 
 # releases: the installed 6.12 kernels that have their headers.
@@ -48,8 +67,7 @@ install() {
 	local rel rels=("$@")
 
 	need_root install
-	[ -f /usr/src/linux-source-6.12.tar.xz ] || [ -n "${KSRC:-}" ] ||
-		die "the kernel's RDMA sources come from Debian's linux-source-6.12: apt install linux-source-6.12"
+	packages
 	[ ${#rels[@]} -gt 0 ] || mapfile -t rels < <(releases)
 	[ ${#rels[@]} -gt 0 ] ||
 		die "no Linux 6.12 kernel with headers is installed (running: $(uname -r)): apt install linux-headers-<6.12 release>"
@@ -92,6 +110,7 @@ install() {
 
 remove() {
 	need_root remove uninstall
+	command -v dkms >/dev/null || die "dkms is not installed: nothing to remove"
 	if dkms status -m "$NAME" -v "$VERSION" | grep -q .; then
 		dkms remove -m "$NAME" -v "$VERSION" --all
 	else
