@@ -85,6 +85,16 @@ TREE_DIRS=$(echo $TREE_DIRS)
 MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib
 	roce_entropy_test"
 
+# dist_release: the release of Debian's 6.12 kernel of the same version as
+# the installed linux-source-6.12 (6.12.117-1~deb12u1: 6.12.117+deb12-amd64),
+# the distribution kernel make check installs and tests against.
+dist_release() {
+	local v
+
+	v=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || return 1
+	echo "${v%%-*}+deb12-$(dpkg --print-architecture)"
+}
+
 # What DKMS needs of the tree (make install, make deb): the build, the
 # series and its new files.
 DKMS_FILES="Makefile dkms.conf LICENSE README.md patches drivers include Documentation

@@ -169,6 +169,30 @@ else
 	prereq "C++ tools" "$REPO/tools/build/tools.sh"
 fi
 
+# The distribution kernel (Debian's 6.12 of linux-source's version, which
+# make deps installs): our modules built against it, their CRCs against its
+# modules (kabi-check), then make install through DKMS for it.  make
+# uninstall comes after the VM runs; an installation that was there before
+# is put back.
+dist=
+if [ "$DEBUG" != 1 ] && [ -z "${RUNS:-}" ]; then
+	dist=$(dist_release)
+	say "Linux $dist, the distribution's: modules against its headers, kABI, make install (DKMS)"
+	if timed "modules against Linux $dist (KDIR)" env KDIR="/lib/modules/$dist/build" \
+		"$REPO/tools/build/modules.sh" > "$LOGS/kdir-modules.log" 2>&1; then
+		count OK "make modules KDIR=/lib/modules/$dist/build"
+		"$REPO/tools/build/kabi-check.sh" "$dist" > "$LOGS/kabi.ktap" 2>&1
+		count_file ktap "$LOGS/kabi.ktap" "kABI against Linux $dist"
+	else
+		tail -n 20 "$LOGS/kdir-modules.log"
+		count FAIL "make modules KDIR=/lib/modules/$dist/build (log $LOGS/kdir-modules.log)"
+	fi
+	dkms_before=$(dkms status -m roce-entropy 2>/dev/null | grep -c installed)
+	LOGDIR=$LOGS timed "make install (DKMS) for Linux $dist" \
+		"$TESTING/dkms-check.sh" install "$dist" > "$LOGS/dkms-install.ktap" 2>&1
+	count_file ktap "$LOGS/dkms-install.ktap" "make install (DKMS)"
+fi
+
 # The VM runs and the demo are jobs run VM_JOBS at a time (default 2): a
 # TCG guest keeps about one host core busy, and spends much of a run
 # waiting on itself.  Each job writes its log, its exit status and its
@@ -261,6 +285,17 @@ for name in "${ran[@]}"; do
 	say "results of VM run $name"
 	vm_count "$name"
 done
+
+if [ -n "$dist" ]; then
+	say "make uninstall (DKMS) for Linux $dist"
+	LOGDIR=$LOGS "$TESTING/dkms-check.sh" remove "$dist" > "$LOGS/dkms-remove.ktap" 2>&1
+	count_file ktap "$LOGS/dkms-remove.ktap" "make uninstall (DKMS)"
+	if [ "$dkms_before" != 0 ]; then
+		say "roce-entropy was installed before make check: installing it again"
+		"$REPO/tools/build/dkms.sh" install > "$LOGS/dkms-reinstall.log" 2>&1 ||
+			count FAIL "installing roce-entropy again, as it was (log $LOGS/dkms-reinstall.log)"
+	fi
+fi
 
 if [ "$demo" = 1 ]; then
 	say "results of make demo"
