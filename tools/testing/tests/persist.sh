@@ -67,13 +67,15 @@ check "modprobe with the shipped roce-entropy.conf loads the stack" load_with_co
 check "... ib_core's parameter is the packaged default, rfc" reads $PARAM rfc
 check "... and new devices get it" eval "vm_rxe_links && reads $KNOB_A rfc && reads $KNOB_B rfc"
 
+# Under its own name: a file of the same name in the host's /etc (make
+# install puts 70-roce-entropy.rules there) would hide one in /run.
 mkdir -p /run/udev/rules.d
 sed -n 's/^#\(ACTION==.*\)$/\1/p' "$RULES" | sed 's/"mlx5_0"/"rxea"/; s/="mix"$/="off"/' \
-	> /run/udev/rules.d/70-roce-entropy.rules
-echo "  the rule: $(cat /run/udev/rules.d/70-roce-entropy.rules)"
+	> /run/udev/rules.d/71-roce-entropy-test.rules
+echo "  the rule: $(cat /run/udev/rules.d/71-roce-entropy-test.rules)"
 check "the shipped rules file has one example rule, for mlx5_0 port 1" \
 	grep -qx 'ACTION=="add|move", SUBSYSTEM=="infiniband", KERNEL=="rxea", ATTR{ports/1/roce_entropy}="off"' \
-	/run/udev/rules.d/70-roce-entropy.rules
+	/run/udev/rules.d/71-roce-entropy-test.rules
 check "udevd runs with it" udevd_start
 check "rxea registers again" readd_and_settle
 check "... the rule set its port 1 to off" wait_for 10 reads $KNOB_A off
@@ -82,7 +84,7 @@ step sh -c "echo mix > $KNOB_A"
 check "set by hand to mix, rxea registers again" readd_and_settle
 check "... and the rule sets off again" wait_for 10 reads $KNOB_A off
 check "udevd stops" udevd_stop
-rm -f /run/udev/rules.d/70-roce-entropy.rules
+rm -f /run/udev/rules.d/71-roce-entropy-test.rules
 
 check "back to the default" eval "vm_unload_stack && vm_load_stack && vm_rxe_links"
 check "... linux everywhere" eval "reads $PARAM linux && reads $KNOB_A linux && reads $KNOB_B linux"
