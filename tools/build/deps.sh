@@ -12,7 +12,7 @@ PACKAGES="
 	qemu-system-x86 qemu-system-data iproute2 util-linux
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
 	librdmacm-dev libibverbs-dev
-	tshark jq
+	tshark jq nvme-cli
 	cmake g++ pkg-config libpcap-dev libgtest-dev libgmock-dev libbenchmark-dev
 	libcli11-dev nlohmann-json3-dev clang-format
 	clang libclang-rt-14-dev ccache

@@ -175,7 +175,7 @@ fi
 # uninstall comes after the VM runs; an installation that was there before
 # is put back.
 dist=
-if [ "$DEBUG" != 1 ] && [ -z "${RUNS:-}" ]; then
+if [ "$DEBUG" != 1 ] && { [ -z "${RUNS:-}" ] || [[ " $RUNS " == *" dist"* ]]; }; then
 	dist=$(dist_release)
 	say "Linux $dist, the distribution's: modules against its headers, kABI, make install (DKMS)"
 	if timed "modules against Linux $dist (KDIR)" env KDIR="/lib/modules/$dist/build" \
@@ -212,7 +212,7 @@ job() {
 	say "started: $name"
 	(
 		t=$SECONDS
-		"$@" > "$LOGS/$name.log" 2>&1
+		"$@" > "$LOGS/$name.log" 2>&1 < /dev/null
 		echo $? > "$LOGS/$name.rc"
 		echo $((SECONDS - t)) > "$LOGS/$name.time"
 	) &
@@ -240,7 +240,10 @@ vm_job() {
 		timeout=$((timeout * 4))
 		env+=(VM_APPEND=log_buf_len=16M)
 	fi
-	[ "$stack" = stock ] && env+=(STOCK=1)
+	case $stack in
+	stock) env+=(STOCK=1) ;;
+	dist|dist-removed) env+=(VM_KERNEL="$dist") ;;
+	esac
 	say "VM run $name ($stack stack): $(printf '%s\n' "${tests[@]}" | xargs -n1 basename | sed 's/\.sh$//' | paste -sd' ')"
 	rm -rf "$out"
 	job "vm-$name" env "${env[@]}" VM_OUT="$out" VM_TIMEOUT="$timeout" \
@@ -270,6 +273,8 @@ while read -r name stack in timeout rest; do
 	case $name in ''|'#'*) continue ;; esac
 	[[ ",$in," == *",$mode,"* ]] || continue
 	[ -z "${RUNS:-}" ] || [[ " $RUNS " == *" $name "* ]] || continue
+	# after make uninstall, below
+	[ "$stack" = dist-removed ] && continue
 	# shellcheck disable=SC2086
 	vm_job "$name" "$stack" "$timeout" $rest
 	ran+=("$name")
@@ -290,6 +295,14 @@ if [ -n "$dist" ]; then
 	say "make uninstall (DKMS) for Linux $dist"
 	LOGDIR=$LOGS "$TESTING/dkms-check.sh" remove "$dist" > "$LOGS/dkms-remove.ktap" 2>&1
 	count_file ktap "$LOGS/dkms-remove.ktap" "make uninstall (DKMS)"
+	while read -r name stack in timeout rest; do
+		[ "$stack" = dist-removed ] || continue
+		[ -z "${RUNS:-}" ] || [[ " $RUNS " == *" $name "* ]] || continue
+		# shellcheck disable=SC2086
+		vm_job "$name" "$stack" "$timeout" $rest
+		wait
+		vm_count "$name"
+	done < "$TESTING/runs"
 	if [ "$dkms_before" != 0 ]; then
 		say "roce-entropy was installed before make check: installing it again"
 		"$REPO/tools/build/dkms.sh" install > "$LOGS/dkms-reinstall.log" 2>&1 ||

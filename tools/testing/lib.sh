@@ -29,10 +29,17 @@ wait_for() {
 }
 
 # vm_load_stack [PARAM...]: the RDMA stack, ours unless rte_stock=1; PARAMs
-# go to our ib_core (roce_entropy=...).
+# go to our ib_core (roce_entropy=...).  On a distribution kernel
+# (rte_dist=1) its modprobe chooses, as on a host: DKMS's modules if
+# installed, the kernel's own otherwise, with the host's modprobe.d.
 vm_load_stack() {
 	local m
 
+	if [ "${rte_dist:-0}" = 1 ]; then
+		echo "==> loading the RDMA stack (modprobe of Linux $(uname -r))"
+		step modprobe ib_core "$@" && step modprobe -a $RDMA_MODULES
+		return
+	fi
 	echo "==> loading the RDMA stack ($([ "$rte_stock" = 1 ] && echo stock || echo ours))"
 	step modprobe -d "$rte_modroot" -a udp_tunnel ip6_udp_tunnel crc32_generic || return 1
 	if [ "$rte_stock" = 1 ]; then

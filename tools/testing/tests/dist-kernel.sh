@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# On the distribution's own kernel (run.sh VM_KERNEL=<release>), with the
+# stack loaded by its modprobe as on a host:
+# - the RDMA modules are ours, as DKMS installed them (updates/dkms, built
+#   out of tree, vermagic of this kernel, ib_core with the knob and the
+#   packaged default policy of /etc/modprobe.d), or with
+#   RTE_DIST_EXPECT=distribution, after make uninstall, the kernel's own;
+# - every module of this kernel that depends on one we replace loads beside
+#   ours (modprobe), and the kernel log has no "disagrees about version of
+#   symbol" nor "Unknown symbol".
+. "$rte_repo/tools/testing/lib.sh"
+
+EXPECT=${RTE_DIST_EXPECT:-ours}
+REL=$(uname -r)
+MODS=/lib/modules/$REL
+REPLACED="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib"
+CONF=/etc/modprobe.d/roce-entropy.conf
+
+# file_of M: the file modprobe takes for module M.
+file_of() {
+	modinfo -F filename "$1"
+}
+
+# is_ours M: M's file is DKMS's, and the loaded M is an out-of-tree build
+# (taint O), as DKMS's modules are and the kernel's own are not.
+is_ours() {
+	case $(file_of "$1") in
+	"$MODS/updates/dkms/"*) ;;
+	*) echo "  $1: modprobe takes $(file_of "$1")"; return 1 ;;
+	esac
+	[ ! -d "/sys/module/$1" ] || grep -q O "/sys/module/$1/taint" ||
+		{ echo "  $1 is loaded, not marked out of tree"; return 1; }
+}
+
+# is_distributions M: M's file is the kernel's own, and the loaded M is
+# not an out-of-tree build.
+is_distributions() {
+	case $(file_of "$1") in
+	"$MODS/kernel/"*) ;;
+	*) echo "  $1: modprobe takes $(file_of "$1")"; return 1 ;;
+	esac
+	[ ! -d "/sys/module/$1" ] || ! grep -q O "/sys/module/$1/taint" ||
+		{ echo "  $1 is loaded and out of tree"; return 1; }
+}
+
+# vermagic M: M was built for this very kernel.
+vermagic() {
+	modinfo -F vermagic "$1" | grep -q "^$REL "
+}
+
+# dependents: the kernel's modules that need one we replace, without ours.
+dependents() {
+	local re
+
+	re="/($(echo $REPLACED | sed 's/ /|/g; s/_/[-_]/g'))\\.ko"
+	awk -F: -v re="$re" '$2 ~ re && $1 !~ re { print $1 }' "$MODS/modules.dep" |
+		sed 's|.*/||; s|\.ko.*||'
+}
+
+# load_all: modprobe each dependent module; every one loads.
+load_all() {
+	local m bad=0 n=0
+
+	for m in $(dependents); do
+		n=$((n + 1))
+		modprobe "$m" 2> "/tmp/modprobe-$m.err" ||
+			{ echo "  $m: $(cat "/tmp/modprobe-$m.err")"; bad=$((bad + 1)); }
+	done
+	echo "  $n modules, $bad did not load"
+	[ "$n" -gt 0 ] && [ $bad = 0 ]
+}
+
+dmesg_at=$(dmesg | wc -l)
+check "running the distribution's kernel, Linux $REL" [ -f "$MODS/modules.dep" ]
+for m in $REPLACED; do
+	if [ "$EXPECT" = ours ]; then
+		check "$m: ours, from DKMS's updates/dkms" is_ours "$m"
+		check "$m: built for Linux $REL (vermagic)" vermagic "$m"
+	else
+		check "$m: the distribution's own" is_distributions "$m"
+	fi
+done
+if [ "$EXPECT" = ours ]; then
+	check "ib_core has the roce_entropy parameter" test -e /sys/module/ib_core/parameters/roce_entropy
+	check "rxea's port 1 has the knob" test -e /sys/class/infiniband/rxea/ports/1/roce_entropy
+	if [ -f $CONF ]; then
+		want=$(sed -n 's/^options ib_core roce_entropy=//p' $CONF)
+		check "the default policy is /etc/modprobe.d's, $want" \
+			grep -qx "$want" /sys/class/infiniband/rxea/ports/1/roce_entropy
+	fi
+else
+	check "ib_core has no roce_entropy parameter" test ! -e /sys/module/ib_core/parameters/roce_entropy
+	check "rxea's port 1 has no knob" test ! -e /sys/class/infiniband/rxea/ports/1/roce_entropy
+fi
+check "every module that depends on the replaced ones loads (modprobe)" load_all
+check "no 'disagrees about version of symbol' nor 'Unknown symbol'" \
+	bash -c "! dmesg | tail -n +$((dmesg_at + 1)) | grep -E 'disagrees about version|Unknown symbol'"
+done_testing
