@@ -20,6 +20,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "verbs/error.h"
 #include "wqe_av.h"
 
 namespace roce::wqe_av
@@ -33,15 +34,6 @@ constexpr std::uint8_t kPort = 1;            // rxe has one port
 constexpr std::uint32_t kQkey = 0x52574156u; // "RWAV"
 constexpr unsigned kPayload = 64;            // bytes per message
 constexpr unsigned kGrh = 40;                // a UD receive starts with the GRH
-
-struct Failure : std::runtime_error {
-	using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void fail(const std::string &what, int err = errno)
-{
-	throw Failure(what + ": " + std::strerror(err));
-}
 
 std::string gid_text(const std::array<std::uint8_t, 16> &gid)
 {
@@ -122,7 +114,7 @@ public:
 			}
 		ibv_free_device_list(list);
 		if (!ctx_)
-			throw Failure("no RDMA device named '" + name + "'");
+			throw VerbsError("no RDMA device named '" + name + "'");
 		name_ = name;
 		gid_index_ = static_cast<std::uint8_t>(gid_index);
 
@@ -130,16 +122,16 @@ public:
 		if (int err = ibv_query_port(ctx_, kPort, &pattr))
 			fail("ibv_query_port " + name, err);
 		if (pattr.state != IBV_PORT_ACTIVE)
-			throw Failure(name + " port 1 is not active");
+			throw VerbsError(name + " port 1 is not active");
 		ibv_gid_entry entry{};
 		if (int err = ibv_query_gid_ex(ctx_, kPort, gid_index, &entry, 0))
 			fail(name + " GID index " + std::to_string(gid_index), err);
 		if (entry.gid_type != IBV_GID_TYPE_ROCE_V2)
-			throw Failure(name + " GID index " + std::to_string(gid_index) +
+			throw VerbsError(name + " GID index " + std::to_string(gid_index) +
 			              " is not a RoCE v2 GID");
 		std::memcpy(gid_.data(), entry.gid.raw, gid_.size());
 		if (!gid_ipv4(gid_))
-			throw Failure(name + " GID index " + std::to_string(gid_index) + " (" +
+			throw VerbsError(name + " GID index " + std::to_string(gid_index) + " (" +
 			              gid_text(gid_) + ") is not IPv4-mapped");
 
 		pd_ = ibv_alloc_pd(ctx_);
@@ -423,7 +415,7 @@ Ring find_ring(const std::string &uverbs, const Marker &marker)
 		}
 	}
 	if (found.size() != 1)
-		throw Failure("cannot locate the send queue: " + std::to_string(found.size()) +
+		throw VerbsError("cannot locate the send queue: " + std::to_string(found.size()) +
 		              " slots hold the normal send's WQE (wr_id " + hex64(marker.wr_id) +
 		              ") among " + std::to_string(mappings) + " shared mappings of /dev/" +
 		              "infiniband/" + uverbs + seen +
@@ -431,7 +423,7 @@ Ring find_ring(const std::string &uverbs, const Marker &marker)
 	Ring &ring = found.front();
 	// The normal send was the last WQE posted: just before the producer.
 	if (ring.slot != ((ring.producer() - 1) & (ring.geo.slots - 1)))
-		throw Failure("the normal send's WQE is in slot " + std::to_string(ring.slot) +
+		throw VerbsError("the normal send's WQE is in slot " + std::to_string(ring.slot) +
 		              " of " + ring.path + ", not just before the producer index " +
 		              std::to_string(ring.producer()));
 	return ring;
@@ -541,11 +533,11 @@ int run(const Options &opts, std::ostream &out, std::ostream &err)
 			s.post_send(x.wr_id, r.qpn());
 			complete(x);
 			if (x.status != IBV_WC_SUCCESS)
-				throw Failure(std::string("the ") + which +
+				throw VerbsError(std::string("the ") + which +
 				              " normal send did not complete successfully");
 			arrive(x);
 			if (!x.received)
-				throw Failure(std::string("the ") + which +
+				throw VerbsError(std::string("the ") + which +
 				              " normal send did not arrive");
 		};
 		normal_send(marker, "first");
@@ -576,25 +568,25 @@ int run(const Options &opts, std::ostream &out, std::ostream &err)
 			const std::uint32_t prod = ring->producer();
 			const std::uint32_t mask = ring->geo.slots - 1;
 			if (((prod + 1) & mask) == ring->consumer())
-				throw Failure("the send queue is full");
+				throw VerbsError("the send queue is full");
 			fill_message(s.send_buf(), x.tag);
 			av.port_num = static_cast<std::uint8_t>(x.av_port);
 			const auto wqe = hostile_wqe(templ, x.wr_id, k, av);
 			if (wqe.empty())
-				throw Failure("the send queue's slots are too small for a WQE");
+				throw VerbsError("the send queue's slots are too small for a WQE");
 			std::memcpy(ring->slot_addr(prod), wqe.data(), wqe.size());
 			ring->publish((prod + 1) & mask);
 			s.doorbell();
 
 			complete(x);
 			if (!x.status)
-				throw Failure("hostile send " + std::to_string(k) + " (av_port " +
+				throw VerbsError("hostile send " + std::to_string(k) + " (av_port " +
 				              std::to_string(x.av_port) + ") did not complete in " +
 				              std::to_string(opts.timeout) + " s");
 			if (*x.status == IBV_WC_SUCCESS) {
 				arrive(x);
 				if (!x.received)
-					throw Failure("hostile send " + std::to_string(k) +
+					throw VerbsError("hostile send " + std::to_string(k) +
 					              " (av_port " + std::to_string(x.av_port) +
 					              ") completed but did not arrive");
 			} else {

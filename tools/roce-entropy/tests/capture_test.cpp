@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "capture.h"
+#include "capture/capture.h"
 #include "cli.h"
 #include "synth.h"
 
@@ -498,7 +498,7 @@ TEST(CaptureLinux, ApplicationFlowLabelMovesTheDataOnly)
 	EXPECT_EQ(judge_frames(c.frames, Policy::Linux).sum.inconsistent, 1u);
 }
 
-// ibv_rc_pingpong with both QPNs 0x12 on stock (FACTS.md): 0xc144 both ways.
+// ibv_rc_pingpong with both QPNs 0x12 on stock 6.12 rxe: 0xc144 both ways.
 TEST(CaptureLinux, NonCmRcOnTheQpnHash)
 {
 	Conversation c{true, "fd01::2", "fd02::2", 0xC144, 0, {}};

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "output/record.h"
+
 namespace roce
 {
 
@@ -43,8 +45,9 @@ EcmpVerdict judge(const EcmpRun &run);
 std::vector<EcmpRun> parse_ecmp_runs(const nlohmann::json &raw);
 
 // The report as JSON, a table and an SVG chart.
-nlohmann::json ecmp_report_json(const std::vector<EcmpRun> &runs);
-void print_ecmp_table(const std::vector<EcmpRun> &runs, std::ostream &out);
+// The report: a table of packets per link and each run's verdict, or the
+// same as JSON ({"runs": [...], "ok": ...}).
+Record ecmp_report(const std::vector<EcmpRun> &runs);
 void write_ecmp_svg(const std::vector<EcmpRun> &runs, std::ostream &out);
 
 } // namespace roce

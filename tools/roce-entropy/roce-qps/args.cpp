@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 
-#include "number.h"
+#include "args/args.h"
 #include "qps.h"
 
 namespace roce
@@ -12,18 +12,7 @@ namespace roce
 namespace
 {
 
-struct UsageError : std::runtime_error {
-	using std::runtime_error::runtime_error;
-};
-
-unsigned number_arg(const std::string &text, std::uint64_t min, std::uint64_t max, const char *what)
-{
-	auto value = parse_number(text, max, what);
-	if (value < min)
-		throw UsageError(std::string(what) + " " + text + " is below " +
-		                 std::to_string(min));
-	return static_cast<unsigned>(value);
-}
+constexpr int kParsed = -1; // run_app(): the options are good
 
 struct Args {
 	std::string dev_a, dev_b, port = "1", gid_a, gid_b, pairs = "1", batch = "256", size = "16",
@@ -45,12 +34,8 @@ void fill(const Args &args, QpsOptions &opts)
 	opts.size = number_arg(args.size, 4, 4096, "size");
 	opts.timeout = number_arg(args.timeout, 1, 3600, "timeout");
 	opts.json = args.json;
-	if (!args.policy.empty()) {
-		opts.policy = parse_policy(args.policy);
-		if (!opts.policy)
-			throw UsageError("unknown policy '" + args.policy +
-			                 "' (off, rfc, mix or linux)");
-	}
+	if (!args.policy.empty())
+		opts.policy = policy_arg(args.policy);
 }
 
 } // namespace
@@ -77,16 +62,12 @@ std::optional<int> parse_qps_args(int argc, const char *const *argv, QpsOptions 
 	               "seconds without a completion before giving up (default 20)");
 	app.add_flag("--json", args.json, "print JSON, with every pair");
 
-	try {
-		app.parse(argc, argv);
+	const int status = run_app(app, argc, argv, out, err, [&] {
 		fill(args, opts);
-	} catch (const CLI::ParseError &e) {
-		const int status = app.exit(e, out, err);
-		return status ? 2 : 0;
-	} catch (const std::exception &e) {
-		err << "roce-qps: error: " << e.what() << '\n';
-		return 2;
-	}
+		return kParsed;
+	});
+	if (status != kParsed)
+		return status;
 	return std::nullopt;
 }
 

@@ -10,7 +10,7 @@
 #include <ostream>
 #include <string>
 
-#include "entropy.h"
+#include "entropy/entropy.h"
 
 namespace roce
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "entropy.h"
+#include "entropy/entropy.h"
 
 namespace roce
 {

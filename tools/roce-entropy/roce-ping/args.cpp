@@ -5,8 +5,8 @@
 #include <cstring>
 #include <netinet/in.h>
 
-#include "entropy.h"
-#include "number.h"
+#include "entropy/entropy.h"
+#include "args/args.h"
 #include "ping.h"
 
 namespace roce
@@ -14,9 +14,7 @@ namespace roce
 namespace
 {
 
-struct UsageError : std::runtime_error {
-	using std::runtime_error::runtime_error;
-};
+constexpr int kParsed = -1; // run_app(): the options are good
 
 sockaddr_storage parse_addr(const std::string &text, std::uint16_t port, const char *what)
 {
@@ -35,15 +33,6 @@ sockaddr_storage parse_addr(const std::string &text, std::uint16_t port, const c
 		                 "' is not a numeric IPv4 or IPv6 address");
 	}
 	return ss;
-}
-
-unsigned number_arg(const std::string &text, std::uint64_t min, std::uint64_t max, const char *what)
-{
-	auto value = parse_number(text, max, what);
-	if (value < min)
-		throw UsageError(std::string(what) + " " + text + " is below " +
-		                 std::to_string(min));
-	return static_cast<unsigned>(value);
 }
 
 struct Args {
@@ -162,19 +151,15 @@ std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOption
 	                  "on)");
 	cli_cmd->add_flag("--json", cli.json, "print JSON");
 
-	try {
-		app.parse(argc, argv);
+	const int status = run_app(app, argc, argv, out, err, [&] {
 		if (srv_cmd->parsed())
 			fill(srv, true, opts);
 		else
 			fill(cli, false, opts);
-	} catch (const CLI::ParseError &e) {
-		const int status = app.exit(e, out, err);
-		return status ? 2 : 0;
-	} catch (const std::exception &e) {
-		err << "roce-ping: error: " << e.what() << '\n';
-		return 2;
-	}
+		return kParsed;
+	});
+	if (status != kParsed)
+		return status;
 	return std::nullopt;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "svg.h"
+#include "sim/svg.h"
 
 #include <algorithm>
 #include <cstdio>

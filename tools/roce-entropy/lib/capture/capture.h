@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "entropy.h"
+#include "entropy/entropy.h"
 
 namespace roce
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "ecmp_report.h"
+#include "sim/ecmp_report.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,8 +7,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "entropy.h"
-#include "svg.h"
+#include "entropy/entropy.h"
+#include "sim/svg.h"
 
 namespace roce
 {
@@ -22,13 +22,6 @@ std::vector<std::uint64_t> counts(const json &j, const char *what)
 	if (!j.contains(what) || !j[what].is_array() || j[what].empty())
 		throw std::runtime_error(std::string("run without '") + what + "' counts");
 	return j[what].get<std::vector<std::uint64_t>>();
-}
-
-std::string fmt(const char *format, double value)
-{
-	char buf[32];
-	std::snprintf(buf, sizeof(buf), format, value);
-	return buf;
 }
 
 std::string family_title(const std::string &family)
@@ -113,77 +106,90 @@ std::vector<EcmpRun> parse_ecmp_runs(const json &raw)
 	return runs;
 }
 
-json ecmp_report_json(const std::vector<EcmpRun> &runs)
+namespace
 {
-	json list = json::array();
-	bool ok = true;
 
-	for (const auto &run : runs) {
-		const EcmpVerdict v = judge(run);
-		ok &= v.ok;
-		list.push_back({{"family", run.family},
-		                {"policy", run.policy},
-		                {"connections", run.udp_sports.size()},
-		                {"distinct_udp_sports", v.distinct_sports},
-		                {"forward", run.forward},
-		                {"reverse", run.reverse},
-		                {"forward_max_mean", v.forward_max_mean},
-		                {"reverse_max_mean", v.reverse_max_mean},
-		                {"clients_ok", run.clients_ok},
-		                {"ideal_max_mean", run.ideal_mean},
-		                {"ideal_max_mean_p95", run.ideal_p95},
-		                {"ok", v.ok},
-		                {"verdict", v.why}});
-		if (run.reverse.empty())
-			list.back()["reverse_max_mean"] = nullptr;
-	}
-	return {{"runs", list}, {"ok", ok}};
+// The table's header, before the first run of a family.
+std::string family_header(const EcmpRun &run)
+{
+	std::string s = "\n" + family_title(run.family) + ": " +
+	                std::to_string(run.udp_sports.size()) + " rdma_cm connections over " +
+	                std::to_string(run.forward.size()) +
+	                " links, packets per link (router counters)\npolicy dir ports";
+	for (std::size_t i = 0; i < run.forward.size(); i++)
+		s += format("  %6s", ("link" + std::to_string(i)).c_str());
+	return s + "  max/mean\n";
 }
 
-void print_ecmp_table(const std::vector<EcmpRun> &runs, std::ostream &out)
+// A run's rows: A to B, then B to A when counted.
+std::string run_rows(const EcmpRun &run, const EcmpVerdict &v)
 {
-	std::string family;
+	const int dirs = run.reverse.empty() ? 1 : 2;
+	std::string s;
 
-	for (std::size_t r = 0; r < runs.size(); r++) {
-		const EcmpRun &run = runs[r];
-		const EcmpVerdict v = judge(run);
-		const std::size_t links = run.forward.size();
-
-		if (run.family != family) {
-			family = run.family;
-			out << '\n'
-			    << family_title(family) << ": " << run.udp_sports.size()
-			    << " rdma_cm connections over " << links
-			    << " links, packets per link (router counters)\n";
-			out << "policy dir ports";
-			for (std::size_t i = 0; i < links; i++) {
-				char col[16];
-				std::snprintf(col, sizeof(col), "  %6s",
-				              ("link" + std::to_string(i)).c_str());
-				out << col;
-			}
-			out << "  max/mean\n";
-		}
-		const int dirs = run.reverse.empty() ? 1 : 2;
-		for (int dir = 0; dir < dirs; dir++) {
-			const auto &load = dir ? run.reverse : run.forward;
-			char head[32];
-			std::snprintf(head, sizeof(head), "%-6s %s %5s",
-			              dir ? "" : run.policy.c_str(), dir ? "B>A" : "A>B",
-			              dir ? "" : std::to_string(v.distinct_sports).c_str());
-			out << head;
-			for (auto n : load)
-				out << fmt("  %6.0f", static_cast<double>(n));
-			out << fmt("  %8.2f", dir ? v.reverse_max_mean : v.forward_max_mean);
-			if (dir == dirs - 1)
-				out << "   " << (v.ok ? "ok" : "FAIL") << ": " << v.why;
-			out << '\n';
-		}
-		if (r + 1 == runs.size() || runs[r + 1].family != family)
-			out << "ideal (uniformly random ports, " << run.udp_sports.size()
-			    << " over " << links << "): max/mean " << fmt("%.2f", run.ideal_mean)
-			    << " on average, " << fmt("%.2f", run.ideal_p95) << " at p95\n";
+	for (int dir = 0; dir < dirs; dir++) {
+		s += format("%-6s %s %5s", dir ? "" : run.policy.c_str(), dir ? "B>A" : "A>B",
+		            dir ? "" : std::to_string(v.distinct_sports).c_str());
+		for (auto n : dir ? run.reverse : run.forward)
+			s += format("  %6.0f", static_cast<double>(n));
+		s += format("  %8.2f", dir ? v.reverse_max_mean : v.forward_max_mean);
+		if (dir == dirs - 1)
+			s += "   " + std::string(v.ok ? "ok" : "FAIL") + ": " + v.why;
+		s += '\n';
 	}
+	return s;
+}
+
+// A run: HEADER and TRAILER are text around its rows.
+Record run_record(const EcmpRun &run, const EcmpVerdict &v, std::string header,
+                  std::string trailer)
+{
+	Record r;
+
+	r.add_text(std::move(header))
+	    .add_json("family", run.family)
+	    .add_json("policy", run.policy)
+	    .add_json("connections", run.udp_sports.size())
+	    .add_json("distinct_udp_sports", v.distinct_sports)
+	    .add_json("forward", run.forward)
+	    .add_json("reverse", run.reverse)
+	    .add_json("forward_max_mean", v.forward_max_mean)
+	    .add_json("reverse_max_mean",
+	              run.reverse.empty() ? json(nullptr) : json(v.reverse_max_mean))
+	    .add_json("clients_ok", run.clients_ok)
+	    .add_json("ideal_max_mean", run.ideal_mean)
+	    .add_json("ideal_max_mean_p95", run.ideal_p95)
+	    .add_json("ok", v.ok)
+	    .add_json("verdict", v.why)
+	    .add_text(run_rows(run, v))
+	    .add_text(std::move(trailer));
+	return r;
+}
+
+} // namespace
+
+Record ecmp_report(const std::vector<EcmpRun> &runs)
+{
+	std::vector<Record> list;
+	bool ok = true;
+
+	for (std::size_t i = 0; i < runs.size(); i++) {
+		const EcmpRun &run = runs[i];
+		const EcmpVerdict v = judge(run);
+		std::string header, trailer;
+		ok &= v.ok;
+		if (!i || runs[i - 1].family != run.family)
+			header = family_header(run);
+		if (i + 1 == runs.size() || runs[i + 1].family != run.family)
+			trailer = format("ideal (uniformly random ports, %zu over %zu): max/mean "
+			                 "%.2f on average, %.2f at p95\n",
+			                 run.udp_sports.size(), run.forward.size(), run.ideal_mean,
+			                 run.ideal_p95);
+		list.push_back(run_record(run, v, header, trailer));
+	}
+	Record report;
+	report.add("runs", list).add_json("ok", ok);
+	return report;
 }
 
 void write_ecmp_svg(const std::vector<EcmpRun> &runs, std::ostream &out)
@@ -200,7 +206,7 @@ void write_ecmp_svg(const std::vector<EcmpRun> &runs, std::ostream &out)
 		BarPanel p;
 		p.title = (run.family == "host-ipv4" ? std::string("IPv4, host routes by port")
 		                                     : family_title(run.family)) +
-		          ", " + run.policy + ": max/mean " + fmt("%.2f", max_mean(run.forward));
+		          ", " + run.policy + ": max/mean " + format("%.2f", max_mean(run.forward));
 		for (auto n : run.forward)
 			p.bars.push_back(mean > 0 ? static_cast<double>(n) / mean : 0);
 		p.band_hi = run.ideal_p95;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "simulate.h"
+#include "sim/simulate.h"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 #include <random>
 #include <set>
 
-#include "entropy.h"
+#include "entropy/entropy.h"
 
 namespace roce
 {
