@@ -15,12 +15,11 @@ namespace
 
 CLI::App *add_flow_label(CLI::App &app, FlowLabelArgs &a)
 {
-	auto *cmd = app.add_subcommand(
-	    "flow-label", "the flow label and UDP source port the kernel would use");
+	auto *cmd = app.add_subcommand("flow-label",
+	                               "the flow label and UDP source port the kernel would use");
 	cmd->add_option("--policy", a.policy, "off, rfc, mix or linux")->required();
 	auto *cm_opt =
-	    cmd
-	        ->add_option("--cm-ports", a.cm_ports, "rdma_cm source and destination ports")
+	    cmd->add_option("--cm-ports", a.cm_ports, "rdma_cm source and destination ports")
 	        ->expected(2);
 	auto *qpn_opt =
 	    cmd->add_option("--qpn", a.qpns, "local and remote QP numbers")->expected(2);
@@ -37,8 +36,7 @@ struct UdpSportArgs {
 
 CLI::App *add_udp_sport(CLI::App &app, UdpSportArgs &a)
 {
-	auto *cmd =
-	    app.add_subcommand("udp-sport", "the UDP source port folded from a flow label");
+	auto *cmd = app.add_subcommand("udp-sport", "the UDP source port folded from a flow label");
 	cmd->add_option("--flow-label", a.flow_label, "20-bit flow label")->required();
 	cmd->add_flag("--json", a.json, "print JSON");
 	return cmd;
@@ -48,21 +46,19 @@ CLI::App *add_simulate(CLI::App &app, SimulateArgs &a)
 {
 	auto *cmd = app.add_subcommand(
 	    "simulate", "spread connections over ECMP paths and compare with random ports");
-	cmd->add_option(
-	    "--policy", a.policies,
-	    "off, rfc, mix, linux (stock 6.12), rxe-legacy, ideal (default: all but "
-	    "off)");
+	cmd->add_option("--policy", a.policies,
+	                "off, rfc, mix, linux (stock 6.12), rxe-legacy, ideal (default: all but "
+	                "off)");
 	cmd->add_option("--scenario", a.scenario,
-	                    "seq-ports, random-ports, seq-qpns, offset-qpns, stride8-qpns, "
-	                    "random-qpns");
+	                "seq-ports, random-ports, seq-qpns, offset-qpns, stride8-qpns, "
+	                "random-qpns");
 	cmd->add_option("--switch-hash", a.hash, "crc16, crc32, xor, jhash");
 	cmd->add_option("-n,--connections", a.connections, "connections");
 	cmd->add_option("-m,--paths", a.paths, "ECMP paths");
 	cmd->add_option("--trials", a.trials, "trials of random inputs");
 	cmd->add_option("--offset", a.offset, "k of offset-qpns");
 	cmd->add_flag("--grid", a.grid, "the whole grid, with a summary");
-	cmd->add_option("--svg", a.svg,
-	                    "write a chart of the load per path (not --grid)");
+	cmd->add_option("--svg", a.svg, "write a chart of the load per path (not --grid)");
 	cmd->add_flag("--json", a.json, "print JSON");
 	return cmd;
 }
@@ -74,12 +70,11 @@ CLI::App *add_pcap(CLI::App &app, PcapArgs &a)
 	            "(exit 1 when one disagrees)");
 	cmd->add_option("file", a.file, "pcap or pcapng file")->required();
 	cmd->add_option("--policy", a.policy,
-	                     "off, rfc, mix or linux (stock 6.12 rxe) (default rfc)");
-	cmd->add_option("--flow-label", a.app_fl,
-	                     "the flow label the application set (it wins)");
+	                "off, rfc, mix or linux (stock 6.12 rxe) (default rfc)");
+	cmd->add_option("--flow-label", a.app_fl, "the flow label the application set (it wins)");
 	cmd->add_option("--port-flow-label", a.port_fls,
-	                     "PORT:FL: the flow label the application of the rdma_cm service on "
-	                     "PORT set (wins over --flow-label there); repeatable");
+	                "PORT:FL: the flow label the application of the rdma_cm service on "
+	                "PORT set (wins over --flow-label there); repeatable");
 	cmd->add_flag("--json", a.json, "print JSON");
 	return cmd;
 }

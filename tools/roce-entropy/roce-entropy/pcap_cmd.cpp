@@ -212,8 +212,8 @@ int pcap_cmd(const PcapArgs &args, std::ostream &out)
 	                     "source ports, %u disagree with %s; skipped %u other and %u "
 	                     "malformed frames\n",
 	                     sum.connections.size(), sum.packets, sum.distinct_udp_sports,
-	                     sum.inconsistent, std::string(policy_name(policy)).c_str(),
-	                     not_roce, malformed));
+	                     sum.inconsistent, std::string(policy_name(policy)).c_str(), not_roce,
+	                     malformed));
 	print(r, args.json, out);
 	return sum.inconsistent ? 1 : 0;
 }

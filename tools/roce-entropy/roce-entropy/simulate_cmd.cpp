@@ -62,8 +62,8 @@ void write_simulate_svg(const std::string &file, SimParams params,
 		params.policy = p;
 		const SimResult r = simulate(params);
 		BarPanel panel;
-		panel.title = format("%s: max/mean %.2f (p95 %.2f)", std::string(name_of(p)).c_str(),
-		                     r.max_mean, r.max_mean_p95);
+		panel.title = format("%s: max/mean %.2f (p95 %.2f)",
+		                     std::string(name_of(p)).c_str(), r.max_mean, r.max_mean_p95);
 		for (auto n : r.load)
 			panel.bars.push_back(n / mean);
 		panel.band_hi = ideal.max_mean_p95;
@@ -113,8 +113,8 @@ int simulate_one(const SimulateArgs &args, std::ostream &out)
 		Record row = result_record(res);
 		row.add_json("policy", name_of(p))
 		    .add_text(format("%-12s %8.3f %5.2f %9.1f %10.4f\n",
-		                     std::string(name_of(p)).c_str(), res.max_mean, res.max_mean_p95,
-		                     res.distinct_ports, res.collisions));
+		                     std::string(name_of(p)).c_str(), res.max_mean,
+		                     res.max_mean_p95, res.distinct_ports, res.collisions));
 		rows.push_back(std::move(row));
 	}
 	if (!args.svg.empty())
@@ -135,7 +135,7 @@ int simulate_one(const SimulateArgs &args, std::ostream &out)
 }
 
 const std::vector<SimPolicy> kGridPolicies = {SimPolicy::Rfc, SimPolicy::Mix, SimPolicy::Linux,
-                                               SimPolicy::RxeLegacy, SimPolicy::Ideal};
+                                              SimPolicy::RxeLegacy, SimPolicy::Ideal};
 
 // The grid's tally: mix against rfc and ideal everywhere, and every policy
 // at n=256, m=8.
@@ -170,12 +170,11 @@ Record grid_cell(SimParams params, GridTally &t)
 	    .add_json("switch_hash", name_of(params.hash));
 	for (std::size_t i = 0; i < kGridPolicies.size(); ++i)
 		cell.add_json(std::string(name_of(kGridPolicies[i])), result_record(r[i]).json());
-	cell.add_text(format("%5u %3u %-12s %-6s %5.2f  %5.2f  %5.2f     %5.2f      %5.2f (%4.2f)\n",
-	                     params.connections, params.paths,
-	                     std::string(name_of(params.scenario)).c_str(),
-	                     std::string(name_of(params.hash)).c_str(), r[0].max_mean,
-	                     r[1].max_mean, r[2].max_mean, r[3].max_mean, r[4].max_mean,
-	                     r[4].max_mean_p95));
+	cell.add_text(
+	    format("%5u %3u %-12s %-6s %5.2f  %5.2f  %5.2f     %5.2f      %5.2f (%4.2f)\n",
+	           params.connections, params.paths, std::string(name_of(params.scenario)).c_str(),
+	           std::string(name_of(params.hash)).c_str(), r[0].max_mean, r[1].max_mean,
+	           r[2].max_mean, r[3].max_mean, r[4].max_mean, r[4].max_mean_p95));
 	return cell;
 }
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <netinet/in.h>
 
-#include "entropy/entropy.h"
 #include "args/args.h"
+#include "entropy/entropy.h"
 #include "ping.h"
 
 namespace roce

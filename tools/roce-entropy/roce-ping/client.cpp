@@ -112,7 +112,7 @@ void ping_all(const PingOptions &opts, Fabric &fabric,
 			if (len != fabric.size() ||
 			    std::atoi(conn.recv_buf()) != static_cast<int>(conn.done))
 				throw VerbsError("echo does not match message " +
-				                std::to_string(conn.done));
+				                 std::to_string(conn.done));
 			conn.done++;
 			last_progress = Clock::now();
 			fabric.post_recv(conn);
@@ -152,7 +152,6 @@ void ping_all(const PingOptions &opts, Fabric &fabric,
 			throw VerbsError("no echo for " + std::to_string(opts.timeout) + " s");
 	}
 }
-
 
 // What the client reports of a connection; taken before a close at once.
 struct ConnInfo {
@@ -206,8 +205,8 @@ Record conn_record(const ConnInfo &c)
 		    .add_json("reject_status", c.reject_status)
 		    .add_text(head + format("rejected (status %d)\n", c.reject_status));
 	else
-		r.add_text(head + format("remote QPN 0x%06x, %u messages\n", c.remote_qpn,
-		                         c.messages));
+		r.add_text(head +
+		           format("remote QPN 0x%06x, %u messages\n", c.remote_qpn, c.messages));
 	return r;
 }
 
@@ -258,8 +257,8 @@ void print_cycles(const PingOptions &opts, std::vector<double> &ms, double secon
 	    .add_text(format("%zu cycles of %u connection(s), %u round trip(s) each, in %.3f s: "
 	                     "%.2f cycles/s (one cycle: min %.1f ms, median %.1f ms, max %.1f "
 	                     "ms)\n",
-	                     ms.size(), opts.connections, opts.messages, seconds, rate,
-	                     ms.front(), median, ms.back()));
+	                     ms.size(), opts.connections, opts.messages, seconds, rate, ms.front(),
+	                     median, ms.back()));
 	print(r, opts.json, out);
 }
 

@@ -44,7 +44,8 @@ struct Server {
 	Fabric fabric;
 	unsigned served = 0, failed = 0;
 
-	Server(const PingOptions &o, std::ostream &e) : opts(o), err(e), fabric(o.size, 4096 * 4 + 16)
+	Server(const PingOptions &o, std::ostream &e)
+	    : opts(o), err(e), fabric(o.size, 4096 * 4 + 16)
 	{
 	}
 
@@ -122,8 +123,8 @@ struct Server {
 			}
 			return;
 		default:
-			err << "roce-ping: " << rdma_event_str(ev->event) << " (status " << ev->status
-			    << ")\n";
+			err << "roce-ping: " << rdma_event_str(ev->event) << " (status "
+			    << ev->status << ")\n";
 			if (conn) {
 				rdma_ack_cm_event(ev);
 				fabric.detach(*conn);
@@ -177,8 +178,7 @@ int run_server(const PingOptions &opts, std::ostream &out, std::ostream &err)
 	while (!fabric.conns().empty())
 		fabric.detach(*fabric.conns().begin()->second);
 	rdma_destroy_id(listen_id);
-	out << "served " << srv.served << " connections, " << srv.failed << " failed"
-	    << std::endl;
+	out << "served " << srv.served << " connections, " << srv.failed << " failed" << std::endl;
 	return srv.failed ? 1 : 0;
 }
 

@@ -115,7 +115,6 @@ void exchange(const QpsOptions &opts, Device &a, Device &b, Pairs &pairs, unsign
 	}
 }
 
-
 struct Report {
 	unsigned pairs = 0, connected = 0, completed = 0;
 	double setup_seconds = 0, traffic_seconds = 0;
@@ -142,7 +141,7 @@ std::vector<Record> pair_records(const QpsOptions &opts, const Pairs &pairs,
 }
 
 void print_report(const QpsOptions &opts, const Device &a, const Device &b, const Pairs &pairs,
-           const Report &rep, std::ostream &out)
+                  const Report &rep, std::ostream &out)
 {
 	const Birthday bd = birthday_distinct(rep.pairs, kSportSlots);
 	std::set<std::uint16_t> ports;

@@ -35,14 +35,6 @@ constexpr std::uint32_t kQkey = 0x52574156u; // "RWAV"
 constexpr unsigned kPayload = 64;            // bytes per message
 constexpr unsigned kGrh = 40;                // a UD receive starts with the GRH
 
-std::string gid_text(const std::array<std::uint8_t, 16> &gid)
-{
-	char buf[INET6_ADDRSTRLEN] = "?";
-
-	inet_ntop(AF_INET6, gid.data(), buf, sizeof(buf));
-	return buf;
-}
-
 std::string hex64(std::uint64_t v)
 {
 	char buf[19];
@@ -128,11 +120,11 @@ public:
 			fail(name + " GID index " + std::to_string(gid_index), err);
 		if (entry.gid_type != IBV_GID_TYPE_ROCE_V2)
 			throw VerbsError(name + " GID index " + std::to_string(gid_index) +
-			              " is not a RoCE v2 GID");
+			                 " is not a RoCE v2 GID");
 		std::memcpy(gid_.data(), entry.gid.raw, gid_.size());
 		if (!gid_ipv4(gid_))
 			throw VerbsError(name + " GID index " + std::to_string(gid_index) + " (" +
-			              gid_text(gid_) + ") is not IPv4-mapped");
+			                 gid_text(gid_.data()) + ") is not IPv4-mapped");
 
 		pd_ = ibv_alloc_pd(ctx_);
 		if (!pd_)
@@ -416,16 +408,16 @@ Ring find_ring(const std::string &uverbs, const Marker &marker)
 	}
 	if (found.size() != 1)
 		throw VerbsError("cannot locate the send queue: " + std::to_string(found.size()) +
-		              " slots hold the normal send's WQE (wr_id " + hex64(marker.wr_id) +
-		              ") among " + std::to_string(mappings) + " shared mappings of /dev/" +
-		              "infiniband/" + uverbs + seen +
-		              "; is this rdma-core's rxe provider?");
+		                 " slots hold the normal send's WQE (wr_id " + hex64(marker.wr_id) +
+		                 ") among " + std::to_string(mappings) +
+		                 " shared mappings of /dev/" + "infiniband/" + uverbs + seen +
+		                 "; is this rdma-core's rxe provider?");
 	Ring &ring = found.front();
 	// The normal send was the last WQE posted: just before the producer.
 	if (ring.slot != ((ring.producer() - 1) & (ring.geo.slots - 1)))
 		throw VerbsError("the normal send's WQE is in slot " + std::to_string(ring.slot) +
-		              " of " + ring.path + ", not just before the producer index " +
-		              std::to_string(ring.producer()));
+		                 " of " + ring.path + ", not just before the producer index " +
+		                 std::to_string(ring.producer()));
 	return ring;
 }
 
@@ -454,8 +446,8 @@ nlohmann::json report(const Device &s, const Device &r, const Ring *ring,
 		                {"received", x.received}});
 	nlohmann::json j = {{"send_dev", s.name()},
 	                    {"recv_dev", r.name()},
-	                    {"send_gid", gid_text(s.gid())},
-	                    {"recv_gid", gid_text(r.gid())},
+	                    {"send_gid", gid_text(s.gid().data())},
+	                    {"recv_gid", gid_text(r.gid().data())},
 	                    {"sqpn", s.qpn()},
 	                    {"dqpn", r.qpn()},
 	                    {"ring", nullptr},
@@ -534,11 +526,11 @@ int run(const Options &opts, std::ostream &out, std::ostream &err)
 			complete(x);
 			if (x.status != IBV_WC_SUCCESS)
 				throw VerbsError(std::string("the ") + which +
-				              " normal send did not complete successfully");
+				                 " normal send did not complete successfully");
 			arrive(x);
 			if (!x.received)
 				throw VerbsError(std::string("the ") + which +
-				              " normal send did not arrive");
+				                 " normal send did not arrive");
 		};
 		normal_send(marker, "first");
 
@@ -580,15 +572,16 @@ int run(const Options &opts, std::ostream &out, std::ostream &err)
 
 			complete(x);
 			if (!x.status)
-				throw VerbsError("hostile send " + std::to_string(k) + " (av_port " +
-				              std::to_string(x.av_port) + ") did not complete in " +
-				              std::to_string(opts.timeout) + " s");
+				throw VerbsError("hostile send " + std::to_string(k) +
+				                 " (av_port " + std::to_string(x.av_port) +
+				                 ") did not complete in " +
+				                 std::to_string(opts.timeout) + " s");
 			if (*x.status == IBV_WC_SUCCESS) {
 				arrive(x);
 				if (!x.received)
 					throw VerbsError("hostile send " + std::to_string(k) +
-					              " (av_port " + std::to_string(x.av_port) +
-					              ") completed but did not arrive");
+					                 " (av_port " + std::to_string(x.av_port) +
+					                 ") completed but did not arrive");
 			} else {
 				// An error completion leaves the QP in the error
 				// state; bring it back for the next case.

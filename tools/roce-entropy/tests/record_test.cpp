@@ -105,20 +105,20 @@ Run entropy(std::vector<std::string> args)
 
 Run ping(std::vector<std::string> args)
 {
-	return run_argv(args, [](int argc, const char *const *argv, std::ostream &out,
-	                         std::ostream &err) {
-		PingOptions opts;
-		return parse_ping_args(argc, argv, opts, out, err).value_or(-1);
-	});
+	return run_argv(
+	    args, [](int argc, const char *const *argv, std::ostream &out, std::ostream &err) {
+		    PingOptions opts;
+		    return parse_ping_args(argc, argv, opts, out, err).value_or(-1);
+	    });
 }
 
 Run qps(std::vector<std::string> args)
 {
-	return run_argv(args, [](int argc, const char *const *argv, std::ostream &out,
-	                         std::ostream &err) {
-		QpsOptions opts;
-		return parse_qps_args(argc, argv, opts, out, err).value_or(-1);
-	});
+	return run_argv(
+	    args, [](int argc, const char *const *argv, std::ostream &out, std::ostream &err) {
+		    QpsOptions opts;
+		    return parse_qps_args(argc, argv, opts, out, err).value_or(-1);
+	    });
 }
 
 TEST(Version, EveryProgramPrintsItsNameAndVersion)

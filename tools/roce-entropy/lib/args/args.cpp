@@ -71,8 +71,8 @@ void check_subcommand(const CLI::App &app, int argc, const char *const *argv)
 
 } // namespace
 
-int run_app(CLI::App &app, int argc, const char *const *argv, std::ostream &out,
-            std::ostream &err, const std::function<int()> &body)
+int run_app(CLI::App &app, int argc, const char *const *argv, std::ostream &out, std::ostream &err,
+            const std::function<int()> &body)
 {
 	app.set_version_flag("--version", app.get_name() + " " + std::string(version()));
 	try {

@@ -44,7 +44,7 @@ std::string_view version();
 // status; after --help or --version 0; after a parse error (CLI11's
 // message, or for an unknown subcommand one naming the known ones) or a
 // std::exception from parsing or BODY ("NAME: error: WHAT" on ERR) 2.
-int run_app(CLI::App &app, int argc, const char *const *argv, std::ostream &out,
-            std::ostream &err, const std::function<int()> &body);
+int run_app(CLI::App &app, int argc, const char *const *argv, std::ostream &out, std::ostream &err,
+            const std::function<int()> &body);
 
 } // namespace roce

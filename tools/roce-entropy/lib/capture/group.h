@@ -27,7 +27,6 @@ struct CmSession {
 	std::vector<const RocePacket *> mads;
 };
 
-
 // The CM exchanges of PACKETS, in the order they began.
 std::vector<CmSession> cm_sessions(const std::vector<RocePacket> &packets);
 

@@ -141,8 +141,7 @@ std::string run_rows(const EcmpRun &run, const EcmpVerdict &v)
 }
 
 // A run: HEADER and TRAILER are text around its rows.
-Record run_record(const EcmpRun &run, const EcmpVerdict &v, std::string header,
-                  std::string trailer)
+Record run_record(const EcmpRun &run, const EcmpVerdict &v, std::string header, std::string trailer)
 {
 	Record r;
 

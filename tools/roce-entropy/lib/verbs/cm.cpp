@@ -31,7 +31,7 @@ rdma_cm_event *expect_event(rdma_event_channel *ch, rdma_cm_event_type want, uns
 		int status = ev->status;
 		rdma_ack_cm_event(ev);
 		throw VerbsError(std::string("expected ") + rdma_event_str(want) + ", got " + got +
-		                " (status " + std::to_string(status) + ")");
+		                 " (status " + std::to_string(status) + ")");
 	}
 	return ev;
 }

@@ -45,8 +45,7 @@ void Device::open(const std::string &name, const DeviceConfig &cfg)
 	if (int err = ibv_query_port(ctx_, port_, &pattr))
 		fail("ibv_query_port " + name + " port " + std::to_string(cfg.port), err);
 	if (pattr.state != IBV_PORT_ACTIVE)
-		throw VerbsError(name + " port " + std::to_string(cfg.port) +
-		                 " is not active");
+		throw VerbsError(name + " port " + std::to_string(cfg.port) + " is not active");
 	mtu_ = pattr.active_mtu;
 	ibv_gid_entry entry{};
 	if (int err = ibv_query_gid_ex(ctx_, port_, cfg.gid_index, &entry, 0))
@@ -86,7 +85,6 @@ ibv_qp *Device::create_qp()
 	return qp;
 }
 
-
 // INIT, RTR towards REMOTE_QPN at DGID, RTS.
 void Device::connect(ibv_qp *qp, std::uint32_t remote_qpn, const ibv_gid &dgid)
 {
@@ -94,9 +92,8 @@ void Device::connect(ibv_qp *qp, std::uint32_t remote_qpn, const ibv_gid &dgid)
 
 	attr.qp_state = IBV_QPS_INIT;
 	attr.port_num = port_;
-	if (int err = ibv_modify_qp(qp, &attr,
-	                            IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-	                                IBV_QP_ACCESS_FLAGS))
+	if (int err = ibv_modify_qp(
+	        qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		fail("ibv_modify_qp to INIT", err);
 
 	attr = {};
@@ -110,10 +107,10 @@ void Device::connect(ibv_qp *qp, std::uint32_t remote_qpn, const ibv_gid &dgid)
 	attr.ah_attr.grh.sgid_index = gid_index_;
 	attr.ah_attr.grh.hop_limit = 64;
 	attr.ah_attr.port_num = port_;
-	if (int err = ibv_modify_qp(qp, &attr,
-	                            IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-	                                IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-	                                IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+	if (int err =
+	        ibv_modify_qp(qp, &attr,
+	                      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+	                          IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
 		fail("ibv_modify_qp to RTR", err);
 
 	attr = {};
@@ -124,8 +121,7 @@ void Device::connect(ibv_qp *qp, std::uint32_t remote_qpn, const ibv_gid &dgid)
 	attr.max_rd_atomic = 1;
 	if (int err = ibv_modify_qp(qp, &attr,
 	                            IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-	                                IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-	                                IBV_QP_MAX_QP_RD_ATOMIC))
+	                                IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
 		fail("ibv_modify_qp to RTS", err);
 }
 

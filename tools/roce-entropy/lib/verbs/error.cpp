@@ -26,11 +26,11 @@ std::string addr_text(const sockaddr *sa)
 	return buf;
 }
 
-std::string gid_text(const ibv_gid &gid)
+std::string gid_text(const std::uint8_t *raw)
 {
 	char buf[INET6_ADDRSTRLEN] = "?";
 
-	inet_ntop(AF_INET6, gid.raw, buf, sizeof(buf));
+	inet_ntop(AF_INET6, raw, buf, sizeof(buf));
 	return buf;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cerrno>
+#include <cstdint>
 #include <infiniband/verbs.h>
 #include <stdexcept>
 #include <string>
@@ -22,7 +23,11 @@ struct VerbsError : std::runtime_error {
 // An IPv4 or IPv6 socket address's address, "?" for another family.
 std::string addr_text(const sockaddr *sa);
 
-// A GID in IPv6 notation.
-std::string gid_text(const ibv_gid &gid);
+// A GID (16 bytes) in IPv6 notation.
+std::string gid_text(const std::uint8_t *raw);
+inline std::string gid_text(const ibv_gid &gid)
+{
+	return gid_text(gid.raw);
+}
 
 } // namespace roce

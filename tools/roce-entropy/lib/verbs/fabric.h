@@ -187,7 +187,7 @@ public:
 					continue;
 				if (wc[i].status != IBV_WC_SUCCESS)
 					throw VerbsError(std::string("completion error: ") +
-					                ibv_wc_status_str(wc[i].status));
+					                 ibv_wc_status_str(wc[i].status));
 				if (!(wc[i].wr_id & 1))
 					on_recv(*conn, wc[i].byte_len);
 				else
