@@ -56,7 +56,7 @@ fuzz() {
 	rm -rf "$run"
 	mkdir -p "$run/corpus" "$run/artifacts" "$run/tmp"
 	say "fuzz $t: $secs s from $src/fuzz/corpus/$t (log: $run/fuzz.log)"
-	(cd "$run" && TMPDIR=$run/tmp "$dir/roce_fuzz_$t" \
+	(cd "$run" && TMPDIR=$run/tmp "$dir/bin/roce_fuzz_$t" \
 		-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
 		-use_value_profile=1 \
 		-dict="$src/fuzz/$t.dict" -artifact_prefix="$run/artifacts/" \
@@ -77,7 +77,7 @@ fuzz() {
 		"$run/fuzz.log" | head -n 10 || true
 	echo "fuzz $t: FAIL: libFuzzer exit $rc; log $run/fuzz.log"
 	for f in $found; do
-		echo "fuzz $t: failing input $f (rerun: $dir/roce_fuzz_$t $f)"
+		echo "fuzz $t: failing input $f (rerun: $dir/bin/roce_fuzz_$t $f)"
 	done
 	return 1
 }

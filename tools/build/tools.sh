@@ -27,12 +27,25 @@ build() {
 
 mkdir -p "$BUILD/bin"
 build "$BUILD/tools"
-cp "$BUILD/tools/roce-entropy" "$BUILD/tools/roce-ping" "$BUILD/tools/roce-qps" \
-	"$BUILD/tools/roce_entropy_bench" "$BUILD/tools/rxe-wqe-av/rxe-wqe-av" "$BUILD/bin/"
+# Every program lands in the build tree's bin/; the benchmark is not installed.
+cp "$BUILD/tools/bin/roce-entropy" "$BUILD/tools/bin/roce-ping" "$BUILD/tools/bin/roce-qps" \
+	"$BUILD/tools/bin/roce_entropy_bench" "$BUILD/tools/bin/rxe-wqe-av" "$BUILD/bin/"
 say "tools: $BUILD/bin/roce-entropy"
 
 if [ "${1:-}" = test ]; then
 	build "$BUILD/tools-asan" -DROCE_SANITIZE=ON
 	say "tools: GoogleTest under ASan/UBSan"
 	(cd "$BUILD/tools-asan" && ctest --output-on-failure -j"$JOBS" --output-junit junit.xml)
+	# What "cmake --install" puts under a prefix: the programs, which
+	# run, and their man pages.
+	stage=$BUILD/tools-install
+	rm -rf "$stage"
+	cmake --install "$BUILD/tools" --prefix "$stage" > "$stage.log" 2>&1 ||
+		{ cat "$stage.log"; die "cmake --install failed"; }
+	for prog in roce-entropy roce-ping roce-qps rxe-wqe-av; do
+		"$stage/bin/$prog" --version | grep -qx "$prog [0-9.]*" ||
+			die "$stage/bin/$prog --version does not print its version"
+		[ -f "$stage/share/man/man1/$prog.1" ] || die "no man page $prog.1 installed"
+	done
+	say "tools: cmake --install: $(cd "$stage" && find . -type f | sort | tr '\n' ' ')"
 fi

@@ -9,8 +9,8 @@
 #include <string>
 #include <unistd.h>
 
-#include "capture.h"
-#include "entropy.h"
+#include "capture/capture.h"
+#include "entropy/entropy.h"
 #include "synth.h"
 
 namespace

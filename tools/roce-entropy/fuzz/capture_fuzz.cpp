@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "capture.h"
+#include "capture/capture.h"
 
 namespace
 {

@@ -2,7 +2,7 @@
 // rxe-wqe-av's command line, checked before any verbs call.
 #include <CLI/CLI.hpp>
 
-#include "number.h"
+#include "args/args.h"
 #include "wqe_av.h"
 
 namespace roce::wqe_av
@@ -10,19 +10,7 @@ namespace roce::wqe_av
 namespace
 {
 
-struct UsageError : std::runtime_error {
-	using std::runtime_error::runtime_error;
-};
-
-unsigned number_arg(const std::string &text, std::uint64_t min, std::uint64_t max, const char *what)
-{
-	const auto value = parse_number(text, max, what);
-
-	if (value < min)
-		throw UsageError(std::string(what) + " " + text + " is below " +
-		                 std::to_string(min));
-	return static_cast<unsigned>(value);
-}
+constexpr int kParsed = -1; // run_app(): the options are good
 
 struct Args {
 	std::string send_dev, recv_dev, send_gid, recv_gid, dmac, av_flow_label = "0",
@@ -84,16 +72,12 @@ std::optional<int> parse_args(int argc, const char *const *argv, Options &opts, 
 	app.add_option("--timeout", args.timeout,
 	               "seconds to wait for each completion and arrival (default 10)");
 
-	try {
-		app.parse(argc, argv);
+	const int status = run_app(app, argc, argv, out, err, [&] {
 		fill(args, opts);
-	} catch (const CLI::ParseError &e) {
-		const int status = app.exit(e, out, err);
-		return status ? 2 : 0;
-	} catch (const std::exception &e) {
-		err << "rxe-wqe-av: error: " << e.what() << '\n';
-		return 2;
-	}
+		return kParsed;
+	});
+	if (status != kParsed)
+		return status;
 	return std::nullopt;
 }
 

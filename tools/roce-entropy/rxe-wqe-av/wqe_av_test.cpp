@@ -121,6 +121,17 @@ TEST(WqeAvArgs, RequiredAndHelp)
 	EXPECT_NE(out.str().find("--av-port"), std::string::npos);
 }
 
+TEST(WqeAvArgs, Version)
+{
+	Options opts;
+	std::ostringstream out, err;
+	const char *version[] = {"rxe-wqe-av", "--version"};
+
+	EXPECT_EQ(parse_args(2, version, opts, out, err), 0);
+	EXPECT_EQ(out.str(), "rxe-wqe-av 0.1.0\n");
+	EXPECT_EQ(err.str(), "");
+}
+
 TEST(WqeAvMac, Parse)
 {
 	EXPECT_EQ(parse_mac("aa:BB:cc:01:02:ff"),

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli.h"
-#include "ecmp_report.h"
+#include "sim/ecmp_report.h"
 
 namespace roce
 {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <random>
 
-#include "entropy.h"
+#include "entropy/entropy.h"
 #include "roce_entropy_vectors.h"
 
 namespace roce
@@ -139,7 +139,7 @@ TEST(Linux, CmFlowLabelIsTheCmaHashAndNotSymmetric)
 
 TEST(Linux, QpnFlowLabelIsTheRfcHash)
 {
-	// ibv_rc_pingpong on stock 6.12 with both QPNs 0x12 (FACTS.md): 0xc144.
+	// ibv_rc_pingpong on stock 6.12 with both QPNs 0x12 sends from 0xc144.
 	EXPECT_EQ(qpn_flow_label(Policy::Linux, 0x12, 0x12), 0x144u);
 	EXPECT_EQ(udp_sport(flow_label(Policy::Linux, 0, 0x12, 0x12)), 0xC144);
 	EXPECT_EQ(flow_label(Policy::Linux, 0xABCDE, 0x12, 0x12), 0xABCDEu);
@@ -149,7 +149,7 @@ TEST(Linux, RxeLegacyPort)
 {
 	// 0xC000 + hash_32(qpn, 14): hash_32(1, 14) = 0x61C88647 >> 18 = 0x1872.
 	EXPECT_EQ(rxe_legacy_sport(1), 0xC000 + 0x1872);
-	// QP1 (GSI): FACTS.md measured 55410 = 0xD872 for stock rxe's CM MADs.
+	// QP1 (GSI): stock 6.12 rxe sends its CM MADs from port 55410 = 0xD872.
 	EXPECT_EQ(rxe_legacy_sport(1), 55410);
 	// 0x12 * 0x61c88647 = 0x6e01970fe, mod 2^32 0xe01970fe; >> 18 = 0x3806.
 	EXPECT_EQ(rxe_legacy_sport(0x12), 0xF806);

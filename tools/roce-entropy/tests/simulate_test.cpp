@@ -3,8 +3,8 @@
 
 #include <set>
 
-#include "entropy.h"
-#include "simulate.h"
+#include "entropy/entropy.h"
+#include "sim/simulate.h"
 
 namespace roce
 {
@@ -78,7 +78,7 @@ TEST(Simulate, PathsInRangeAndLoadAddsUp)
 	}
 }
 
-// The weakness the mix policy exists for (FACTS.md): equal small QPNs behind
+// The weakness the mix policy exists for: equal small QPNs behind
 // a low-bit switch hash.
 TEST(Simulate, MixBeatsRfcOnSequentialQpnsBehindXor)
 {

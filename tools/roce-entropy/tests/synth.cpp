@@ -4,7 +4,7 @@
 #include <arpa/inet.h>
 #include <pcap/pcap.h>
 
-#include "capture.h"
+#include "capture/capture.h"
 
 namespace roce
 {

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "args/args.h"
+
+#include <CLI/CLI.hpp>
+#include <charconv>
+
+namespace roce
+{
+
+std::uint64_t parse_number(std::string_view text, std::uint64_t max, std::string_view what)
+{
+	int base = 10;
+	std::string_view digits = text;
+
+	if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+		base = 16;
+		digits.remove_prefix(2);
+	}
+	std::uint64_t value = 0;
+	const char *end = digits.data() + digits.size();
+	auto [ptr, ec] = std::from_chars(digits.data(), end, value, base);
+	if (digits.empty() || ec == std::errc::invalid_argument || ptr != end)
+		throw UsageError(std::string(what) + " '" + std::string(text) +
+		                 "' is not a number (decimal or 0x hex)");
+	if (ec == std::errc::result_out_of_range || value > max)
+		throw UsageError(std::string(what) + " " + std::string(text) +
+		                 " is out of range (max " + std::to_string(max) + ")");
+	return value;
+}
+
+unsigned number_arg(std::string_view text, std::uint64_t min, std::uint64_t max,
+                    std::string_view what)
+{
+	const auto value = parse_number(text, max, what);
+	if (value < min)
+		throw UsageError(std::string(what) + " " + std::string(text) + " is below " +
+		                 std::to_string(min));
+	return static_cast<unsigned>(value);
+}
+
+Policy policy_arg(const std::string &name)
+{
+	auto policy = parse_policy(name);
+	if (!policy)
+		throw UsageError("unknown policy '" + name + "' (off, rfc, mix or linux)");
+	return *policy;
+}
+
+std::string_view version()
+{
+	return ROCE_VERSION;
+}
+
+namespace
+{
+
+// An app with subcommands, whose first argument names none of them.
+void check_subcommand(const CLI::App &app, int argc, const char *const *argv)
+{
+	const auto subs = app.get_subcommands([](const CLI::App *) { return true; });
+	if (subs.empty() || argc < 2 || argv[1][0] == '-')
+		return;
+	std::string known;
+	for (const auto *sub : subs) {
+		if (sub->get_name() == argv[1])
+			return;
+		known += (known.empty() ? "" : ", ") + sub->get_name();
+	}
+	throw UsageError("unknown command '" + std::string(argv[1]) + "' (" + known + ")");
+}
+
+} // namespace
+
+int run_app(CLI::App &app, int argc, const char *const *argv, std::ostream &out, std::ostream &err,
+            const std::function<int()> &body)
+{
+	app.set_version_flag("--version", app.get_name() + " " + std::string(version()));
+	try {
+		check_subcommand(app, argc, argv);
+		app.parse(argc, argv);
+		return body();
+	} catch (const CLI::ParseError &e) {
+		const int status = app.exit(e, out, err);
+		return status ? 2 : 0;
+	} catch (const std::exception &e) {
+		err << app.get_name() << ": error: " << e.what() << '\n';
+		return 2;
+	}
+}
+
+} // namespace roce

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0
+// What every program's command line shares: the one usage error, numbers
+// (decimal or 0x-prefixed hexadecimal, range-checked), --version, and the
+// run of a CLI11 app that turns errors into messages and exit statuses.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "entropy/entropy.h"
+
+namespace CLI
+{
+class App;
+}
+
+namespace roce
+{
+
+// A bad command line: the program prints "NAME: error: WHAT" and exits 2.
+struct UsageError : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
+// Parse TEXT as an unsigned number no greater than MAX; WHAT names it in
+// the error ("QPN", "port", ...).  Throws UsageError.
+std::uint64_t parse_number(std::string_view text, std::uint64_t max, std::string_view what);
+
+// As parse_number(), but also no less than MIN, as an unsigned.
+unsigned number_arg(std::string_view text, std::uint64_t min, std::uint64_t max,
+                    std::string_view what);
+
+// "off", "rfc", "mix" or "linux"; UsageError otherwise.
+Policy policy_arg(const std::string &name);
+
+// The tools' version, from CMake's project(VERSION).
+std::string_view version();
+
+// Parse ARGV with APP (given --version here) and run BODY.  Returns BODY's
+// status; after --help or --version 0; after a parse error (CLI11's
+// message, or for an unknown subcommand one naming the known ones) or a
+// std::exception from parsing or BODY ("NAME: error: WHAT" on ERR) 2.
+int run_app(CLI::App &app, int argc, const char *const *argv, std::ostream &out, std::ostream &err,
+            const std::function<int()> &body);
+
+} // namespace roce

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "entropy/entropy.h"
+
+namespace roce
+{
+
+std::optional<Policy> parse_policy(std::string_view name)
+{
+	if (name == "off")
+		return Policy::Off;
+	if (name == "rfc")
+		return Policy::Rfc;
+	if (name == "mix")
+		return Policy::Mix;
+	if (name == "linux")
+		return Policy::Linux;
+	return std::nullopt;
+}
+
+std::string_view policy_name(Policy policy)
+{
+	switch (policy) {
+	case Policy::Off:
+		return "off";
+	case Policy::Rfc:
+		return "rfc";
+	case Policy::Mix:
+		return "mix";
+	case Policy::Linux:
+		return "linux";
+	}
+	return "unknown";
+}
+
+} // namespace roce

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+// One RDMA device opened with ibverbs alone (no rdma_cm): context, PD, CQ
+// and a registered buffer of one SIZE-byte slot per QP (roce-qps's).
+#pragma once
+
+#include <cstdint>
+#include <infiniband/verbs.h>
+#include <string>
+#include <vector>
+
+#include "verbs/error.h"
+
+namespace roce
+{
+
+struct DeviceConfig {
+	unsigned port = 1;      // the IB port
+	unsigned gid_index = 0; // a RoCE v2 GID
+	unsigned cq_depth = 16;
+	unsigned slots = 1; // message slots in the buffer
+	unsigned size = 16; // bytes per slot
+};
+
+// open() acquires the resources; the destructor releases whatever was
+// acquired.
+class Device
+{
+public:
+	Device() = default;
+	~Device();
+	Device(const Device &) = delete;
+	Device &operator=(const Device &) = delete;
+
+	// Open NAME; throws VerbsError when the port is not active or the GID
+	// is not a RoCE v2 one.
+	void open(const std::string &name, const DeviceConfig &cfg);
+
+	ibv_qp *create_qp();
+
+	// INIT, RTR towards REMOTE_QPN at DGID, RTS.
+	void connect(ibv_qp *qp, std::uint32_t remote_qpn, const ibv_gid &dgid);
+
+	char *slot(unsigned i)
+	{
+		return buf_.data() + std::size_t{i} * size_;
+	}
+	// A receive into slot I and a send from it; both have work request ID I.
+	void post_recv(ibv_qp *qp, unsigned i);
+	void post_send(ibv_qp *qp, unsigned i);
+
+	ibv_cq *cq() const
+	{
+		return cq_;
+	}
+	const ibv_gid &gid() const
+	{
+		return gid_;
+	}
+	const std::string &name() const
+	{
+		return name_;
+	}
+
+private:
+	std::string name_;
+	std::uint8_t port_ = 1, gid_index_ = 0;
+	ibv_mtu mtu_ = IBV_MTU_1024;
+	ibv_gid gid_{};
+	ibv_context *ctx_ = nullptr;
+	ibv_pd *pd_ = nullptr;
+	ibv_cq *cq_ = nullptr;
+	ibv_mr *mr_ = nullptr;
+	unsigned size_ = 0;
+	std::vector<char> buf_;
+};
+
+} // namespace roce

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+// roce-entropy's command line: the subcommands and their options; each
+// subcommand lives in its own file (commands.h).
+#include "cli.h"
+
+#include <CLI/CLI.hpp>
+
+#include "args/args.h"
+#include "commands.h"
+
+namespace roce
+{
+namespace
+{
+
+CLI::App *add_flow_label(CLI::App &app, FlowLabelArgs &a)
+{
+	auto *cmd = app.add_subcommand("flow-label",
+	                               "the flow label and UDP source port the kernel would use");
+	cmd->add_option("--policy", a.policy, "off, rfc, mix or linux")->required();
+	auto *cm_opt =
+	    cmd->add_option("--cm-ports", a.cm_ports, "rdma_cm source and destination ports")
+	        ->expected(2);
+	auto *qpn_opt =
+	    cmd->add_option("--qpn", a.qpns, "local and remote QP numbers")->expected(2);
+	cm_opt->excludes(qpn_opt);
+	cmd->add_option("--flow-label", a.app_fl, "the application's flow label");
+	cmd->add_flag("--json", a.json, "print JSON");
+	return cmd;
+}
+
+struct UdpSportArgs {
+	std::string flow_label;
+	bool json = false;
+};
+
+CLI::App *add_udp_sport(CLI::App &app, UdpSportArgs &a)
+{
+	auto *cmd = app.add_subcommand("udp-sport", "the UDP source port folded from a flow label");
+	cmd->add_option("--flow-label", a.flow_label, "20-bit flow label")->required();
+	cmd->add_flag("--json", a.json, "print JSON");
+	return cmd;
+}
+
+CLI::App *add_simulate(CLI::App &app, SimulateArgs &a)
+{
+	auto *cmd = app.add_subcommand(
+	    "simulate", "spread connections over ECMP paths and compare with random ports");
+	cmd->add_option("--policy", a.policies,
+	                "off, rfc, mix, linux (stock 6.12), rxe-legacy, ideal (default: all but "
+	                "off)");
+	cmd->add_option("--scenario", a.scenario,
+	                "seq-ports, random-ports, seq-qpns, offset-qpns, stride8-qpns, "
+	                "random-qpns");
+	cmd->add_option("--switch-hash", a.hash, "crc16, crc32, xor, jhash");
+	cmd->add_option("-n,--connections", a.connections, "connections");
+	cmd->add_option("-m,--paths", a.paths, "ECMP paths");
+	cmd->add_option("--trials", a.trials, "trials of random inputs");
+	cmd->add_option("--offset", a.offset, "k of offset-qpns");
+	cmd->add_flag("--grid", a.grid, "the whole grid, with a summary");
+	cmd->add_option("--svg", a.svg, "write a chart of the load per path (not --grid)");
+	cmd->add_flag("--json", a.json, "print JSON");
+	return cmd;
+}
+
+CLI::App *add_pcap(CLI::App &app, PcapArgs &a)
+{
+	auto *cmd = app.add_subcommand(
+	    "pcap", "group a capture's RoCE v2 packets into connections and check their ports "
+	            "(exit 1 when one disagrees)");
+	cmd->add_option("file", a.file, "pcap or pcapng file")->required();
+	cmd->add_option("--policy", a.policy,
+	                "off, rfc, mix or linux (stock 6.12 rxe) (default rfc)");
+	cmd->add_option("--flow-label", a.app_fl, "the flow label the application set (it wins)");
+	cmd->add_option("--port-flow-label", a.port_fls,
+	                "PORT:FL: the flow label the application of the rdma_cm service on "
+	                "PORT set (wins over --flow-label there); repeatable");
+	cmd->add_flag("--json", a.json, "print JSON");
+	return cmd;
+}
+
+CLI::App *add_ecmp_report(CLI::App &app, EcmpReportArgs &a)
+{
+	auto *cmd = app.add_subcommand(
+	    "ecmp-report", "judge the ECMP demo's packets per link (exit 1 when a policy fails)");
+	cmd->add_option("input", a.input, "the demo's raw result (JSON)")->required();
+	cmd->add_option("--svg", a.svg, "write a chart of the load per link");
+	cmd->add_option("--output", a.output, "write the report as JSON");
+	cmd->add_flag("--json", a.json, "print JSON");
+	return cmd;
+}
+
+} // namespace
+
+int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
+{
+	CLI::App app{"RoCE v2 entropy: predict UDP source ports and flow labels, check captures, "
+	             "simulate ECMP",
+	             "roce-entropy"};
+	FlowLabelArgs fl_args;
+	UdpSportArgs sport_args;
+	SimulateArgs sim_args;
+	PcapArgs pcap_args;
+	EcmpReportArgs ecmp_args;
+
+	app.require_subcommand(1);
+	const auto *fl_cmd = add_flow_label(app, fl_args);
+	add_udp_sport(app, sport_args);
+	const auto *sim_cmd = add_simulate(app, sim_args);
+	const auto *pcap_sub = add_pcap(app, pcap_args);
+	const auto *ecmp_cmd = add_ecmp_report(app, ecmp_args);
+	return run_app(app, argc, argv, out, err, [&] {
+		if (pcap_sub->parsed())
+			return pcap_cmd(pcap_args, out);
+		if (ecmp_cmd->parsed())
+			return ecmp_report_cmd(ecmp_args, out);
+		if (sim_cmd->parsed())
+			return simulate_cmd(sim_args, out);
+		if (fl_cmd->parsed())
+			return flow_label_cmd(fl_args, out);
+		return udp_sport_cmd(sport_args.flow_label, sport_args.json, out);
+	});
+}
+
+} // namespace roce

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+// roce-entropy's subcommands: each takes its arguments as given on the
+// command line, builds its result once as a Record and prints it as text
+// or JSON.  Each returns the exit status (see cli.h) or throws UsageError.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "entropy/entropy.h"
+
+namespace roce
+{
+
+struct FlowLabelArgs {
+	std::string policy;
+	std::vector<std::string> cm_ports;
+	std::vector<std::string> qpns;
+	std::string app_fl;
+	bool json = false;
+};
+int flow_label_cmd(const FlowLabelArgs &args, std::ostream &out);
+
+int udp_sport_cmd(const std::string &fl_text, bool as_json, std::ostream &out);
+
+struct SimulateArgs {
+	std::vector<std::string> policies;
+	std::string scenario = "seq-ports";
+	std::string hash = "crc16";
+	std::string connections = "256";
+	std::string paths = "8";
+	std::string trials = "64";
+	std::string offset = "1";
+	bool grid = false;
+	bool json = false;
+	std::string svg;
+};
+int simulate_cmd(const SimulateArgs &args, std::ostream &out);
+
+struct PcapArgs {
+	std::string file, policy = "rfc", app_fl;
+	std::vector<std::string> port_fls; // PORT:FL
+	bool json = false;
+};
+int pcap_cmd(const PcapArgs &args, std::ostream &out);
+
+struct EcmpReportArgs {
+	std::string input, svg, output;
+	bool json = false;
+};
+int ecmp_report_cmd(const EcmpReportArgs &args, std::ostream &out);
+
+} // namespace roce

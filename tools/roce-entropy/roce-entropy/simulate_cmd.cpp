@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+// simulate: connections over ECMP paths per policy, one setting or the grid.
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "args/args.h"
+#include "commands.h"
+#include "output/record.h"
+#include "sim/simulate.h"
+#include "sim/svg.h"
+
+namespace roce
+{
+namespace
+{
+
+SimParams base_params(const SimulateArgs &args)
+{
+	SimParams params;
+	auto scenario = parse_scenario(args.scenario);
+	auto hash = parse_switch_hash(args.hash);
+
+	if (!scenario)
+		throw UsageError("unknown scenario '" + args.scenario + "'");
+	if (!hash)
+		throw UsageError("unknown switch hash '" + args.hash + "'");
+	params.scenario = *scenario;
+	params.hash = *hash;
+	params.connections =
+	    static_cast<unsigned>(parse_number(args.connections, 1 << 20, "connections"));
+	params.paths = static_cast<unsigned>(parse_number(args.paths, 4096, "paths"));
+	params.trials = static_cast<unsigned>(parse_number(args.trials, 100000, "trials"));
+	params.offset = static_cast<unsigned>(parse_number(args.offset, 0xFFFFFF, "offset"));
+	if (!params.connections || !params.paths || !params.trials)
+		throw UsageError("connections, paths and trials must be at least 1");
+	return params;
+}
+
+// One policy's result, in the JSON only.
+Record result_record(const SimResult &r)
+{
+	Record rec;
+	rec.add_json("max_mean", r.max_mean)
+	    .add_json("max_mean_p95", r.max_mean_p95)
+	    .add_json("distinct_udp_sports", r.distinct_ports)
+	    .add_json("collisions", r.collisions)
+	    .add_json("load", r.load);
+	return rec;
+}
+
+// Load per path of the first trial, per policy, random ports' p95 shaded.
+void write_simulate_svg(const std::string &file, SimParams params,
+                        const std::vector<SimPolicy> &policies)
+{
+	std::vector<BarPanel> panels;
+	const double mean = static_cast<double>(params.connections) / params.paths;
+
+	params.policy = SimPolicy::Ideal;
+	const SimResult ideal = simulate(params);
+	for (auto p : policies) {
+		params.policy = p;
+		const SimResult r = simulate(params);
+		BarPanel panel;
+		panel.title = format("%s: max/mean %.2f (p95 %.2f)",
+		                     std::string(name_of(p)).c_str(), r.max_mean, r.max_mean_p95);
+		for (auto n : r.load)
+			panel.bars.push_back(n / mean);
+		panel.band_hi = ideal.max_mean_p95;
+		panel.colour = policy_colour(std::string(name_of(p)));
+		panels.push_back(std::move(panel));
+	}
+	std::ofstream f(file);
+	write_bar_panels(f,
+	                 std::to_string(params.connections) + " connections over " +
+	                     std::to_string(params.paths) + " paths, " +
+	                     std::string(name_of(params.scenario)) + ", switch hash " +
+	                     std::string(name_of(params.hash)),
+	                 "bars: connections per path / mean (first trial); shaded: up to random "
+	                 "ports' p95 of the busiest path; dashed: an even spread",
+	                 panels, 3);
+	if (!f)
+		throw UsageError("cannot write " + file);
+}
+
+std::vector<SimPolicy> sim_policies(const std::vector<std::string> &names)
+{
+	std::vector<SimPolicy> policies;
+
+	for (const auto &name : names) {
+		auto p = parse_sim_policy(name);
+		if (!p)
+			throw UsageError("unknown policy '" + name +
+			                 "' (off, rfc, mix, linux, rxe-legacy, ideal)");
+		policies.push_back(*p);
+	}
+	if (policies.empty())
+		policies = {SimPolicy::Rfc, SimPolicy::Mix, SimPolicy::Linux, SimPolicy::RxeLegacy,
+		            SimPolicy::Ideal};
+	return policies;
+}
+
+int simulate_one(const SimulateArgs &args, std::ostream &out)
+{
+	SimParams params = base_params(args);
+	const std::vector<SimPolicy> policies = sim_policies(args.policies);
+	const double birthday = birthday_collisions(params.connections);
+	std::vector<Record> rows;
+
+	for (auto p : policies) {
+		params.policy = p;
+		const SimResult res = simulate(params);
+		Record row = result_record(res);
+		row.add_json("policy", name_of(p))
+		    .add_text(format("%-12s %8.3f %5.2f %9.1f %10.4f\n",
+		                     std::string(name_of(p)).c_str(), res.max_mean,
+		                     res.max_mean_p95, res.distinct_ports, res.collisions));
+		rows.push_back(std::move(row));
+	}
+	if (!args.svg.empty())
+		write_simulate_svg(args.svg, params, policies);
+	Record r;
+	r.add("connections", params.connections, std::to_string(params.connections))
+	    .add("paths", params.paths, " connections over " + std::to_string(params.paths))
+	    .add("scenario", name_of(params.scenario),
+	         " paths, " + std::string(name_of(params.scenario)))
+	    .add("switch_hash", name_of(params.hash),
+	         ", switch hash " + std::string(name_of(params.hash)) + "\n")
+	    .add("birthday_collisions", birthday,
+	         format("policy       max/mean  p95   distinct  collisions (birthday %g)\n",
+	                birthday))
+	    .add("results", rows);
+	print(r, args.json, out);
+	return 0;
+}
+
+const std::vector<SimPolicy> kGridPolicies = {SimPolicy::Rfc, SimPolicy::Mix, SimPolicy::Linux,
+                                              SimPolicy::RxeLegacy, SimPolicy::Ideal};
+
+// The grid's tally: mix against rfc and ideal everywhere, and every policy
+// at n=256, m=8.
+struct GridTally {
+	std::vector<double> sum = std::vector<double>(kGridPolicies.size(), 0);
+	unsigned at_256_8 = 0, mix_worse = 0, cells = 0;
+	double mix_worst = 0;
+};
+
+// One cell of the grid: every policy under PARAMS.
+Record grid_cell(SimParams params, GridTally &t)
+{
+	std::vector<SimResult> r;
+	for (auto p : kGridPolicies) {
+		params.policy = p;
+		r.push_back(simulate(params));
+	}
+	const double noise = r[4].max_mean_p95 - r[4].max_mean;
+	++t.cells;
+	if (r[1].max_mean > r[0].max_mean + noise)
+		++t.mix_worse;
+	t.mix_worst = std::max(t.mix_worst, r[1].max_mean / r[4].max_mean);
+	if (params.connections == 256 && params.paths == 8) {
+		++t.at_256_8;
+		for (std::size_t i = 0; i < kGridPolicies.size(); ++i)
+			t.sum[i] += r[i].max_mean;
+	}
+	Record cell;
+	cell.add_json("connections", params.connections)
+	    .add_json("paths", params.paths)
+	    .add_json("scenario", name_of(params.scenario))
+	    .add_json("switch_hash", name_of(params.hash));
+	for (std::size_t i = 0; i < kGridPolicies.size(); ++i)
+		cell.add_json(std::string(name_of(kGridPolicies[i])), result_record(r[i]).json());
+	cell.add_text(
+	    format("%5u %3u %-12s %-6s %5.2f  %5.2f  %5.2f     %5.2f      %5.2f (%4.2f)\n",
+	           params.connections, params.paths, std::string(name_of(params.scenario)).c_str(),
+	           std::string(name_of(params.hash)).c_str(), r[0].max_mean, r[1].max_mean,
+	           r[2].max_mean, r[3].max_mean, r[4].max_mean, r[4].max_mean_p95));
+	return cell;
+}
+
+Record grid_summary(const GridTally &t)
+{
+	Record means;
+	std::string text = "summary: mean max/mean at n=256, m=8:";
+	for (std::size_t i = 0; i < kGridPolicies.size(); ++i) {
+		const std::string name(name_of(kGridPolicies[i]));
+		const double mean = t.sum[i] / t.at_256_8;
+		std::ostringstream value;
+		value << mean;
+		means.add(name, mean, ' ' + name + ' ' + value.str());
+	}
+	std::ostringstream worst;
+	worst << t.mix_worst;
+	Record summary;
+	summary.add_json("cells", t.cells)
+	    .add_json("mix_worse_than_rfc_beyond_noise", t.mix_worse)
+	    .add_json("mix_worst_relative_to_ideal", t.mix_worst)
+	    .add("mean_max_mean_n256_m8", means.json(), text + means.text())
+	    .add_text("\nsummary: cells where mix is worse than rfc beyond noise: " +
+	              std::to_string(t.mix_worse) + " of " + std::to_string(t.cells) +
+	              "; mix's worst cell / ideal: " + worst.str() + '\n');
+	return summary;
+}
+
+// The whole grid: every scenario and switch hash, n in 64..4096, m in 2..64.
+int simulate_grid(const SimulateArgs &args, std::ostream &out)
+{
+	const SimParams base = base_params(args);
+	std::vector<Record> cells;
+	GridTally tally;
+
+	for (unsigned n : {64u, 256u, 1024u, 4096u})
+		for (unsigned m : {2u, 8u, 16u, 64u})
+			for (int s = 0; s < 6; ++s)
+				for (int h = 0; h < 4; ++h) {
+					SimParams params = base;
+					params.connections = n;
+					params.paths = m;
+					params.scenario = static_cast<Scenario>(s);
+					params.hash = static_cast<SwitchHash>(h);
+					cells.push_back(grid_cell(params, tally));
+				}
+	Record r;
+	r.add_text("    n   m scenario     hash   rfc    mix    linux     rxe-legacy ideal (p95)\n")
+	    .add("cells", cells)
+	    .add("summary", grid_summary(tally));
+	print(r, args.json, out);
+	return 0;
+}
+
+} // namespace
+
+int simulate_cmd(const SimulateArgs &args, std::ostream &out)
+{
+	if (args.grid && !args.svg.empty())
+		throw UsageError("--svg charts one simulation, not the --grid");
+	return args.grid ? simulate_grid(args, out) : simulate_one(args, out);
+}
+
+} // namespace roce

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+// roce-qps's command line, checked before any verbs call, and the birthday
+// expectation it compares the pairs' ports with.
+#include <CLI/CLI.hpp>
+#include <cmath>
+
+#include "args/args.h"
+#include "qps.h"
+
+namespace roce
+{
+namespace
+{
+
+constexpr int kParsed = -1; // run_app(): the options are good
+
+struct Args {
+	std::string dev_a, dev_b, port = "1", gid_a, gid_b, pairs = "1", batch = "256", size = "16",
+	                          policy, timeout = "20";
+	bool json = false;
+};
+
+void fill(const Args &args, QpsOptions &opts)
+{
+	opts.dev_a = args.dev_a;
+	opts.dev_b = args.dev_b;
+	if (opts.dev_a.empty() || opts.dev_b.empty())
+		throw UsageError("device names must not be empty");
+	opts.port = number_arg(args.port, 1, 255, "port");
+	opts.gid_a = number_arg(args.gid_a, 0, 255, "GID index");
+	opts.gid_b = number_arg(args.gid_b, 0, 255, "GID index");
+	opts.pairs = number_arg(args.pairs, 1, 65536, "pairs");
+	opts.batch = number_arg(args.batch, 1, 4096, "batch");
+	opts.size = number_arg(args.size, 4, 4096, "size");
+	opts.timeout = number_arg(args.timeout, 1, 3600, "timeout");
+	opts.json = args.json;
+	if (!args.policy.empty())
+		opts.policy = policy_arg(args.policy);
+}
+
+} // namespace
+
+std::optional<int> parse_qps_args(int argc, const char *const *argv, QpsOptions &opts,
+                                  std::ostream &out, std::ostream &err)
+{
+	CLI::App app{"RC QP pairs without rdma_cm between two RoCE v2 devices: one send each; "
+	             "prints each pair's QPNs and the UDP source port a policy predicts",
+	             "roce-qps"};
+	Args args;
+
+	app.add_option("--dev-a", args.dev_a, "the sending device")->required();
+	app.add_option("--dev-b", args.dev_b, "the receiving device")->required();
+	app.add_option("--gid-a", args.gid_a, "RoCE v2 GID index on A")->required();
+	app.add_option("--gid-b", args.gid_b, "RoCE v2 GID index on B")->required();
+	app.add_option("--port", args.port, "IB port number on both (default 1)");
+	app.add_option("--pairs", args.pairs, "QP pairs (default 1, at most 65536)");
+	app.add_option("--batch", args.batch, "sends in flight at once (default 256)");
+	app.add_option("--size", args.size, "bytes per message (default 16)");
+	app.add_option("--policy", args.policy,
+	               "predict each pair's port and flow label under off, rfc, mix or linux");
+	app.add_option("--timeout", args.timeout,
+	               "seconds without a completion before giving up (default 20)");
+	app.add_flag("--json", args.json, "print JSON, with every pair");
+
+	const int status = run_app(app, argc, argv, out, err, [&] {
+		fill(args, opts);
+		return kParsed;
+	});
+	if (status != kParsed)
+		return status;
+	return std::nullopt;
+}
+
+// With q = 1 - 1/N and r = 1 - 2/N, the number of empty slots Z after n
+// draws has E[Z] = N q^n and E[Z^2] = N q^n + N (N - 1) r^n; distinct
+// values are N - Z, with the same variance.
+Birthday birthday_distinct(unsigned draws, unsigned slots)
+{
+	if (!slots)
+		return {};
+
+	const long double n = draws, N = slots;
+	const long double qn = std::pow(1.0L - 1.0L / N, n);
+	const long double rn = std::pow(1.0L - 2.0L / N, n);
+	const long double var = N * qn + N * (N - 1.0L) * rn - N * N * qn * qn;
+
+	return {static_cast<double>(N * (1.0L - qn)),
+	        static_cast<double>(std::sqrt(std::max(var, 0.0L)))};
+}
+
+} // namespace roce
