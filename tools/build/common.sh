@@ -139,7 +139,7 @@ stage_src() {
 		if ! patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$src" \
 			< "$REPO/patches/$p" > "$log" 2>&1; then
 			cat "$log" >&2
-			die "patches/$p no longer applies to Linux $KVER ($KSRC)${STAGE_FOR:-}: refresh it"
+			die "patches/$p does not apply to Linux $KVER ($KSRC)${STAGE_FOR:-: refresh it}"
 		fi
 		n=$((n + 1))
 	done < "$REPO/patches/series"

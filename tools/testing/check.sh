@@ -303,6 +303,9 @@ if [ -n "$dist" ]; then
 		wait
 		vm_count "$name"
 	done < "$TESTING/runs"
+	LOGDIR=$LOGS timed "make deb, apt install, apt purge for Linux $dist" \
+		"$TESTING/dkms-check.sh" package "$dist" > "$LOGS/deb.ktap" 2>&1
+	count_file ktap "$LOGS/deb.ktap" "the Debian packages"
 	if [ "$dkms_before" != 0 ]; then
 		say "roce-entropy was installed before make check: installing it again"
 		"$REPO/tools/build/dkms.sh" install > "$LOGS/dkms-reinstall.log" 2>&1 ||

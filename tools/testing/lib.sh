@@ -4,6 +4,16 @@
 # KTAP through the kernel's own ktap_helpers.sh.
 . "$rte_ksrc/tools/testing/selftests/kselftest/ktap_helpers.sh"
 
+# vm_modprobe ARG...: modprobe from the booted kernel's own modules: the
+# test kernel's module tree, or a distribution kernel's /lib/modules.
+vm_modprobe() {
+	if [ "${rte_dist:-0}" = 1 ]; then
+		modprobe "$@"
+	else
+		modprobe -d "$rte_modroot" "$@"
+	fi
+}
+
 # The standard topology (README.md): rxea on a0, rxeb on b0, both in
 # init_net, routed through the router namespace r.
 A4=10.1.0.2 B4=10.2.0.2 RA4=10.1.0.1 RB4=10.2.0.1
