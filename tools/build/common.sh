@@ -7,6 +7,9 @@
 #          (default: $XDG_CACHE_HOME/roce-entropy or ~/.cache/roce-entropy)
 
 set -euo pipefail
+# A script that set -e ends says where, instead of stopping in silence.
+# Scripts that check statuses themselves (set +e) clear it: trap - ERR.
+trap 'echo "error: ${BASH_SOURCE[0]##*/}:$LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/roce-entropy}

@@ -16,7 +16,8 @@ fi
 # changed options reach (minutes instead of a whole kernel).
 if [ ! -d "$KBUILD" ]; then
 	kind=${KBUILD%-*}
-	seed=$(ls -dt "$kind"-????????????/.built-ok 2>/dev/null | head -n 1)
+	# none on a fresh machine: ls fails, which is no error here
+	seed=$(ls -dt "$kind"-????????????/.built-ok 2>/dev/null | head -n 1) || seed=
 	if [ -n "$seed" ]; then
 		say "test kernel $KVER: starting from ${seed%/.built-ok}"
 		cp -a "${seed%/.built-ok}" "$KBUILD.tmp" && rm -f "$KBUILD.tmp/.built-ok" &&

@@ -18,6 +18,7 @@ if [ "$DEBUG" = 1 ]; then
 fi
 . "$(dirname "$0")/../build/common.sh"
 set +e
+trap - ERR
 
 TESTING=$REPO/tools/testing
 mode=check

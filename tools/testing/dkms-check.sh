@@ -17,6 +17,7 @@
 # KTAP on stdout, the commands' output in $LOGDIR (default build/check).
 . "$(dirname "$0")/../build/common.sh"
 set +e
+trap - ERR
 
 phase=${1:-}
 rel=${2:-}
