@@ -110,10 +110,11 @@ private:
 void BM_PcapThroughput(benchmark::State &state)
 {
 	static const Capture1M capture;
-	unsigned not_roce = 0, malformed = 0, inconsistent = 0;
+	unsigned inconsistent = 0;
 
 	for (auto _ : state) {
-		auto packets = roce::read_capture(capture.path(), not_roce, malformed);
+		roce::ReadCounts counts;
+		auto packets = roce::read_capture(capture.path(), counts);
 		auto sum = roce::judge_capture(packets, roce::Policy::Rfc, 0);
 		inconsistent = sum.inconsistent;
 		benchmark::DoNotOptimize(sum);

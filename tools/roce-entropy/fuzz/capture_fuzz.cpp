@@ -46,14 +46,14 @@ void expect(bool ok, const char *promise)
 
 void check_packet(const roce::RocePacket &p)
 {
-	expect(!p.src.empty() && !p.dst.empty(), "a RoCE packet has both addresses");
+	expect(p.src.v6 == p.dst.v6, "both addresses are of one family");
 	expect(p.dest_qp <= 0xFFFFFF, "the destination QPN has 24 bits");
 	expect(!p.src_qp || *p.src_qp <= 0xFFFFFF, "the DETH's source QPN has 24 bits");
 	expect(p.flow_label <= roce::kFlowLabelMask, "the flow label has 20 bits");
-	expect(p.ipv6 || p.flow_label == 0, "IPv4 has no flow label");
+	expect(p.ipv6() || p.flow_label == 0, "IPv4 has no flow label");
 	expect(!p.cm || p.src_qp, "a CM MAD comes with a DETH");
 	if (p.cm) {
-		expect(p.cm->qpn <= 0xFFFFFF, "a CM MAD's QPN has 24 bits");
+		expect(!p.cm->qpn || *p.cm->qpn <= 0xFFFFFF, "a CM MAD's QPN has 24 bits");
 		expect(p.cm->sport.has_value() == p.cm->dport.has_value(),
 		       "rdma_cm ports come in pairs");
 	}
@@ -106,10 +106,10 @@ void fuzz_capture_file(const std::uint8_t *data, std::size_t size)
 {
 	if (ftruncate(capture_fd, 0) || pwrite(capture_fd, data, size, 0) != ssize_t(size))
 		broken("the memfd takes the input");
-	unsigned not_roce = 0, malformed = 0;
+	roce::ReadCounts counts;
 	std::vector<roce::RocePacket> packets;
 	try {
-		packets = roce::read_capture(capture_path, not_roce, malformed);
+		packets = roce::read_capture(capture_path, counts);
 	} catch (const roce::CaptureError &) {
 		return; // not a capture, or a link type it refuses: a clean error
 	}

@@ -67,7 +67,7 @@ CLI::App *add_pcap(CLI::App &app, PcapArgs &a)
 {
 	auto *cmd = app.add_subcommand(
 	    "pcap", "group a capture's RoCE v2 packets into connections and check their ports "
-	            "(exit 1 when one disagrees)");
+	            "(exit 1 when one disagrees, 3 when one is unjudged)");
 	cmd->add_option("file", a.file, "pcap or pcapng file")->required();
 	cmd->add_option("--policy", a.policy,
 	                "off, rfc, mix or linux (stock 6.12 rxe) (default rfc)");
@@ -75,6 +75,9 @@ CLI::App *add_pcap(CLI::App &app, PcapArgs &a)
 	cmd->add_option("--port-flow-label", a.port_fls,
 	                "PORT:FL: the flow label the application of the rdma_cm service on "
 	                "PORT set (wins over --flow-label there); repeatable");
+	cmd->add_option("--policy-for", a.policy_for,
+	                "HOST=POLICY: the policy of the host at this IPv4 or IPv6 address "
+	                "(--policy for the others); repeatable");
 	cmd->add_flag("--json", a.json, "print JSON");
 	return cmd;
 }

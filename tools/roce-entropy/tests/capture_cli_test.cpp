@@ -17,6 +17,7 @@
 #include "capture/capture.h"
 #include "capture_fixture.h"
 #include "cli.h"
+#include "cli_run.h"
 #include "synth.h"
 
 namespace roce
@@ -25,21 +26,6 @@ namespace
 {
 
 using namespace roce::test;
-
-struct CliRun {
-	int status;
-	std::string out, err;
-};
-
-CliRun pcap_cli(std::vector<std::string> args)
-{
-	std::vector<const char *> argv{"roce-entropy", "pcap"};
-	for (const auto &a : args)
-		argv.push_back(a.c_str());
-	std::ostringstream out, err;
-	int status = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-	return {status, out.str(), err.str()};
-}
 
 TEST(PcapCli, JsonAndExitStatus)
 {
@@ -156,8 +142,8 @@ const std::string kData = ROCE_TEST_DATA;
 // 0x13733137; flow label 0x33137; port (0x3137 ^ 0xc) | 0xc000 = 0xf13b.
 TEST(RealCapture, RpingIpv6UnderRfc)
 {
-	unsigned not_roce, malformed;
-	auto pkts = read_capture(kData + "/rping-v6-rfc.pcapng", not_roce, malformed);
+	ReadCounts rc;
+	auto pkts = read_capture(kData + "/rping-v6-rfc.pcapng", rc);
 	auto sum = judge_capture(pkts, Policy::Rfc, 0);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];
@@ -171,7 +157,7 @@ TEST(RealCapture, RpingIpv6UnderRfc)
 	EXPECT_EQ(c.udp_sports, std::set<std::uint16_t>{0xf13b});
 	EXPECT_EQ(c.flow_labels, std::set<std::uint32_t>{0x33137});
 	EXPECT_TRUE(c.consistent);
-	EXPECT_EQ(malformed, 0u);
+	EXPECT_EQ(rc.malformed, 0u);
 }
 
 // Captured in the VM on stock 6.12 (STOCK=1, build/vm-h2-1, 2026-11-23):
@@ -180,8 +166,8 @@ TEST(RealCapture, RpingIpv6UnderRfc)
 // 0xc000 = 0xf69d for the data, QP1's 0xd872 for the CM MADs.
 TEST(RealCapture, RpingIpv4OnStock)
 {
-	unsigned not_roce, malformed;
-	auto pkts = read_capture(kData + "/rping-v4-stock.pcapng", not_roce, malformed);
+	ReadCounts rc;
+	auto pkts = read_capture(kData + "/rping-v4-stock.pcapng", rc);
 	auto sum = judge_capture(pkts, Policy::Linux, 0);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];
@@ -204,8 +190,8 @@ TEST(RealCapture, RpingIpv4OnStock)
 // >> 18 = 0x19ce, port 0xd9ce; SIDR REQ and REP on 0xd872; flow label 0.
 TEST(RealCapture, UdaddyIpv6OnStock)
 {
-	unsigned not_roce, malformed;
-	auto pkts = read_capture(kData + "/udaddy-v6-stock.pcapng", not_roce, malformed);
+	ReadCounts rc;
+	auto pkts = read_capture(kData + "/udaddy-v6-stock.pcapng", rc);
 	auto sum = judge_capture(pkts, Policy::Linux, 0);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];
@@ -223,8 +209,8 @@ TEST(RealCapture, UdaddyIpv6OnStock)
 // side's SIDR REP and replies do not use the connection's port.
 TEST(RealCapture, UdaddyIpv4GapIsReported)
 {
-	unsigned not_roce, malformed;
-	auto pkts = read_capture(kData + "/udaddy-v4-rfc.pcapng", not_roce, malformed);
+	ReadCounts rc;
+	auto pkts = read_capture(kData + "/udaddy-v4-rfc.pcapng", rc);
 	auto sum = judge_capture(pkts, Policy::Rfc, 0);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];

@@ -91,7 +91,7 @@ private:
 
 struct Judged {
 	CaptureSummary sum;
-	unsigned not_roce = 0, malformed = 0;
+	unsigned not_roce = 0, malformed = 0, truncated = 0, cut = 0;
 };
 
 inline Judged judge_frames(const std::vector<Buf> &frames, Policy policy, std::uint32_t app_fl = 0,
@@ -99,7 +99,12 @@ inline Judged judge_frames(const std::vector<Buf> &frames, Policy policy, std::u
 {
 	TempCapture cap(frames, DLT_EN10MB, std::move(caplens));
 	Judged j;
-	auto pkts = read_capture(cap.path(), j.not_roce, j.malformed);
+	ReadCounts rc;
+	auto pkts = read_capture(cap.path(), rc);
+	j.not_roce = rc.not_roce;
+	j.malformed = rc.malformed;
+	j.truncated = rc.truncated;
+	j.cut = rc.cut;
 	j.sum = judge_capture(pkts, policy, app_fl);
 	return j;
 }
