@@ -114,14 +114,14 @@ void pair_rc(std::vector<Group> &groups, const Streams &rc)
 	for (const auto &[hosts, streams] : between) {
 		if (hosts.first == hosts.second)
 			continue; // a host's traffic to itself: nothing tells the ways apart
-		const auto fwd =
-		    std::count_if(streams.begin(), streams.end(),
-		                  [&](const Stream *s) { return s->key.src == hosts.first; });
+		const IpAddr &lo = hosts.first;
+		const auto fwd = std::count_if(streams.begin(), streams.end(),
+		                               [&lo](const Stream *s) { return s->key.src == lo; });
 		if (fwd == 1 && streams.size() == 2) {
 			partner[streams[0]] = streams[1];
 			partner[streams[1]] = streams[0];
 		} else {
-			pair_by_value(streams, hosts.first, partner);
+			pair_by_value(streams, lo, partner);
 		}
 	}
 	for (const Stream *st : rc) {

@@ -18,7 +18,7 @@ std::size_t mix(std::size_t h, std::uint64_t v)
 std::size_t hash_addr(std::size_t h, const IpAddr &a)
 {
 	std::uint64_t lo = 0, hi = 0;
-	for (int i = 0; i < 8; i++) {
+	for (std::size_t i = 0; i < 8; i++) {
 		lo = lo << 8 | a.bytes[i];
 		hi = hi << 8 | a.bytes[8 + i];
 	}
