@@ -50,16 +50,16 @@ std::optional<int> parse_qps_args(int argc, const char *const *argv, QpsOptions 
 
 	app.add_option("--dev-a", args.dev_a, "the sending device")->required();
 	app.add_option("--dev-b", args.dev_b, "the receiving device")->required();
-	app.add_option("--gid-a", args.gid_a, "RoCE v2 GID index on A")->required();
-	app.add_option("--gid-b", args.gid_b, "RoCE v2 GID index on B")->required();
-	app.add_option("--port", args.port, "IB port number on both (default 1)");
-	app.add_option("--pairs", args.pairs, "QP pairs (default 1, at most 65536)");
-	app.add_option("--batch", args.batch, "sends in flight at once (default 256)");
-	app.add_option("--size", args.size, "bytes per message (default 16)");
+	number_option(app.add_option("--gid-a", args.gid_a, "RoCE v2 GID index on A"))->required();
+	number_option(app.add_option("--gid-b", args.gid_b, "RoCE v2 GID index on B"))->required();
+	number_option(app.add_option("--port", args.port, "IB port number on both"));
+	number_option(app.add_option("--pairs", args.pairs, "QP pairs (at most 65536)"));
+	number_option(app.add_option("--batch", args.batch, "sends in flight at once"));
+	number_option(app.add_option("--size", args.size, "bytes per message"));
 	app.add_option("--policy", args.policy,
 	               "predict each pair's port and flow label under off, rfc, mix or linux");
-	app.add_option("--timeout", args.timeout,
-	               "seconds without a completion before giving up (default 20)");
+	number_option(app.add_option("--timeout", args.timeout,
+	                             "seconds without a completion before giving up"));
 	app.add_flag("--json", args.json, "print JSON, with every pair");
 
 	const int status = run_app(app, argc, argv, out, err, [&] {

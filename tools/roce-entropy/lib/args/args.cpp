@@ -38,6 +38,19 @@ unsigned number_arg(std::string_view text, std::uint64_t min, std::uint64_t max,
 	return static_cast<unsigned>(value);
 }
 
+CLI::Option *number_option(CLI::Option *opt, const std::string &shown)
+{
+	opt->type_name("UINT");
+	if (opt->get_required())
+		return opt;
+	if (!shown.empty())
+		return opt->default_str(shown);
+	opt->capture_default_str();
+	if (opt->get_default_str() == "[]") // an empty list
+		opt->default_str("");
+	return opt;
+}
+
 Policy policy_arg(const std::string &name)
 {
 	auto policy = parse_policy(name);
@@ -74,7 +87,10 @@ void check_subcommand(const CLI::App &app, int argc, const char *const *argv)
 int run_app(CLI::App &app, int argc, const char *const *argv, std::ostream &out, std::ostream &err,
             const std::function<int()> &body)
 {
-	app.set_version_flag("--version", app.get_name() + " " + std::string(version()));
+	const std::string name_version = app.get_name() + " " + std::string(version());
+	app.set_version_flag("--version", name_version);
+	for (auto *sub : app.get_subcommands([](const CLI::App *) { return true; }))
+		sub->set_version_flag("--version", name_version);
 	try {
 		check_subcommand(app, argc, argv);
 		app.parse(argc, argv);

@@ -16,7 +16,8 @@
 namespace CLI
 {
 class App;
-}
+class Option;
+} // namespace CLI
 
 namespace roce
 {
@@ -34,13 +35,19 @@ std::uint64_t parse_number(std::string_view text, std::uint64_t max, std::string
 unsigned number_arg(std::string_view text, std::uint64_t min, std::uint64_t max,
                     std::string_view what);
 
+// OPT takes a number: --help shows "UINT" and, unless OPT is required, its
+// default: SHOWN, else the value its variable holds now, if any (a
+// variable left empty to tell "not given" apart names its default here).
+CLI::Option *number_option(CLI::Option *opt, const std::string &shown = {});
+
 // "off", "rfc", "mix" or "linux"; UsageError otherwise.
 Policy policy_arg(const std::string &name);
 
 // The tools' version, from CMake's project(VERSION).
 std::string_view version();
 
-// Parse ARGV with APP (given --version here) and run BODY.  Returns BODY's
+// Parse ARGV with APP (given --version here, and so is each of its
+// subcommands) and run BODY.  Returns BODY's
 // status; after --help or --version 0; after a parse error (CLI11's
 // message, or for an unknown subcommand one naming the known ones) or a
 // std::exception from parsing or BODY ("NAME: error: WHAT" on ERR) 2.
