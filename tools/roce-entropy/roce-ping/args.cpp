@@ -14,8 +14,6 @@ namespace roce
 namespace
 {
 
-constexpr int kParsed = -1; // run_app(): the options are good
-
 sockaddr_storage parse_addr(const std::string &text, std::uint16_t port, const char *what)
 {
 	sockaddr_storage ss{};
@@ -155,16 +153,12 @@ std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOption
 	                  "on)");
 	cli_cmd->add_flag("--json", cli.json, "print JSON");
 
-	const int status = run_app(app, argc, argv, out, err, [&] {
+	return parse_app(app, argc, argv, out, err, [&] {
 		if (srv_cmd->parsed())
 			fill(srv, true, opts);
 		else
 			fill(cli, false, opts);
-		return kParsed;
 	});
-	if (status != kParsed)
-		return status;
-	return std::nullopt;
 }
 
 } // namespace roce

@@ -10,8 +10,6 @@ namespace roce::wqe_av
 namespace
 {
 
-constexpr int kParsed = -1; // run_app(): the options are good
-
 struct Args {
 	std::string send_dev, recv_dev, send_gid, recv_gid, dmac, av_flow_label = "0",
 	                                                          av_sgid_index, timeout = "10";
@@ -20,12 +18,12 @@ struct Args {
 
 void fill(const Args &args, Options &opts)
 {
-	opts.send_dev = args.send_dev;
-	opts.recv_dev = args.recv_dev;
-	if (opts.send_dev.empty() || opts.recv_dev.empty())
-		throw UsageError("device names must not be empty");
-	opts.send_gid = number_arg(args.send_gid, 0, 255, "GID index");
-	opts.recv_gid = number_arg(args.recv_gid, 0, 255, "GID index");
+	const auto devs =
+	    device_pair_arg(args.send_dev, args.recv_dev, args.send_gid, args.recv_gid);
+	opts.send_dev = devs.a;
+	opts.recv_dev = devs.b;
+	opts.send_gid = devs.gid_a;
+	opts.recv_gid = devs.gid_b;
 	const auto mac = parse_mac(args.dmac);
 	if (!mac)
 		throw UsageError("--dmac '" + args.dmac +
@@ -76,13 +74,7 @@ std::optional<int> parse_args(int argc, const char *const *argv, Options &opts, 
 	number_option(app.add_option("--timeout", args.timeout,
 	                             "seconds to wait for each completion and arrival"));
 
-	const int status = run_app(app, argc, argv, out, err, [&] {
-		fill(args, opts);
-		return kParsed;
-	});
-	if (status != kParsed)
-		return status;
-	return std::nullopt;
+	return parse_app(app, argc, argv, out, err, [&] { fill(args, opts); });
 }
 
 } // namespace roce::wqe_av

@@ -134,8 +134,6 @@ TEST(PcapCli, BadInputsExitTwo)
 	std::remove(tmpl);
 }
 
-const std::string kData = ROCE_TEST_DATA;
-
 // Captured in the VM by tools/qemu/tests/wire.sh (2026-11-22): rping over
 // IPv6 under rfc, three round trips.  By hand, RFC, CM ports 45313 and
 // 7174: 45313 * 7174 = 0x13604206; ^ >> 16: 0x13605166; ^ >> 8:
@@ -143,8 +141,7 @@ const std::string kData = ROCE_TEST_DATA;
 TEST(RealCapture, RpingIpv6UnderRfc)
 {
 	ReadCounts rc;
-	auto pkts = read_capture(kData + "/rping-v6-rfc.pcapng", rc);
-	auto sum = judge_capture(pkts, Policy::Rfc, 0);
+	auto sum = judge_file("rping-v6-rfc.pcapng", Policy::Rfc, &rc);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];
 	EXPECT_EQ(c.src, "fd01::2");
@@ -166,9 +163,7 @@ TEST(RealCapture, RpingIpv6UnderRfc)
 // 0xc000 = 0xf69d for the data, QP1's 0xd872 for the CM MADs.
 TEST(RealCapture, RpingIpv4OnStock)
 {
-	ReadCounts rc;
-	auto pkts = read_capture(kData + "/rping-v4-stock.pcapng", rc);
-	auto sum = judge_capture(pkts, Policy::Linux, 0);
+	auto sum = judge_file("rping-v4-stock.pcapng", Policy::Linux);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];
 	ASSERT_TRUE(c.cm_ports);
@@ -181,7 +176,7 @@ TEST(RealCapture, RpingIpv4OnStock)
 	EXPECT_EQ(c.forward.cm_udp_sports, std::set<std::uint16_t>{0xd872});
 	EXPECT_EQ(c.reverse.cm_udp_sports, std::set<std::uint16_t>{0xd872});
 	EXPECT_TRUE(c.consistent);
-	EXPECT_EQ(judge_capture(pkts, Policy::Rfc, 0).inconsistent, 1u);
+	EXPECT_EQ(judge_file("rping-v4-stock.pcapng", Policy::Rfc).inconsistent, 1u);
 }
 
 // The same run: udaddy over IPv6, client QPN 0x17, server QPN 0x16.  By
@@ -190,9 +185,7 @@ TEST(RealCapture, RpingIpv4OnStock)
 // >> 18 = 0x19ce, port 0xd9ce; SIDR REQ and REP on 0xd872; flow label 0.
 TEST(RealCapture, UdaddyIpv6OnStock)
 {
-	ReadCounts rc;
-	auto pkts = read_capture(kData + "/udaddy-v6-stock.pcapng", rc);
-	auto sum = judge_capture(pkts, Policy::Linux, 0);
+	auto sum = judge_file("udaddy-v6-stock.pcapng", Policy::Linux);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];
 	EXPECT_TRUE(c.ud);
@@ -202,16 +195,14 @@ TEST(RealCapture, UdaddyIpv6OnStock)
 	EXPECT_EQ(c.reverse.data_udp_sports, std::set<std::uint16_t>{0xd9ce});
 	EXPECT_EQ(c.flow_labels, std::set<std::uint32_t>{0});
 	EXPECT_TRUE(c.consistent);
-	EXPECT_EQ(judge_capture(pkts, Policy::Rfc, 0).inconsistent, 1u);
+	EXPECT_EQ(judge_file("udaddy-v6-stock.pcapng", Policy::Rfc).inconsistent, 1u);
 }
 
 // udaddy over IPv4 under rfc: the known gap (Documentation): the passive
 // side's SIDR REP and replies do not use the connection's port.
 TEST(RealCapture, UdaddyIpv4GapIsReported)
 {
-	ReadCounts rc;
-	auto pkts = read_capture(kData + "/udaddy-v4-rfc.pcapng", rc);
-	auto sum = judge_capture(pkts, Policy::Rfc, 0);
+	auto sum = judge_file("udaddy-v4-rfc.pcapng", Policy::Rfc);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];
 	EXPECT_TRUE(c.ud);

@@ -109,6 +109,17 @@ inline Judged judge_frames(const std::vector<Buf> &frames, Policy policy, std::u
 	return j;
 }
 
+// The project's capture tests/data/NAME judged under POLICY.
+inline CaptureSummary judge_file(const std::string &name, Policy policy,
+                                 ReadCounts *counts = nullptr)
+{
+	ReadCounts rc;
+	auto pkts = read_capture(std::string(ROCE_TEST_DATA) + "/" + name, rc);
+	if (counts)
+		*counts = rc;
+	return judge_capture(pkts, policy, 0);
+}
+
 // By hand, RFC, CM ports 1 and 7471: h = 7471 = 0x1d2f; h ^= h >> 16 (0);
 // h ^= h >> 8: 0x1d2f ^ 0x1d = 0x1d32.  Port 0x1d32 | 0xc000 = 0xdd32.
 inline constexpr std::uint32_t kFlPorts1And7471 = 0x1d32;

@@ -51,6 +51,15 @@ CLI::Option *number_option(CLI::Option *opt, const std::string &shown)
 	return opt;
 }
 
+DevicePair device_pair_arg(const std::string &a, const std::string &b, std::string_view gid_a,
+                           std::string_view gid_b)
+{
+	if (a.empty() || b.empty())
+		throw UsageError("device names must not be empty");
+	return {a, b, number_arg(gid_a, 0, 255, "GID index"),
+	        number_arg(gid_b, 0, 255, "GID index")};
+}
+
 Policy policy_arg(const std::string &name)
 {
 	auto policy = parse_policy(name);
@@ -102,6 +111,20 @@ int run_app(CLI::App &app, int argc, const char *const *argv, std::ostream &out,
 		err << app.get_name() << ": error: " << e.what() << '\n';
 		return 2;
 	}
+}
+
+std::optional<int> parse_app(CLI::App &app, int argc, const char *const *argv, std::ostream &out,
+                             std::ostream &err, const std::function<void()> &fill)
+{
+	constexpr int parsed = -1; // not an exit status
+
+	const int status = run_app(app, argc, argv, out, err, [&] {
+		fill();
+		return parsed;
+	});
+	if (status == parsed)
+		return std::nullopt;
+	return status;
 }
 
 } // namespace roce
