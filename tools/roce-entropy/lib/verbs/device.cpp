@@ -6,6 +6,21 @@
 namespace roce
 {
 
+ibv_qp_init_attr qp_init_attr(ibv_cq *cq, ibv_qp_type type, unsigned send_depth,
+                              unsigned recv_depth)
+{
+	ibv_qp_init_attr attr{};
+
+	attr.send_cq = cq;
+	attr.recv_cq = cq;
+	attr.qp_type = type;
+	attr.cap.max_send_wr = send_depth;
+	attr.cap.max_recv_wr = recv_depth;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	return attr;
+}
+
 Device::~Device()
 {
 	if (mr_)
@@ -70,15 +85,7 @@ void Device::open(const std::string &name, const DeviceConfig &cfg)
 
 ibv_qp *Device::create_qp()
 {
-	ibv_qp_init_attr attr{};
-
-	attr.send_cq = cq_;
-	attr.recv_cq = cq_;
-	attr.qp_type = IBV_QPT_RC;
-	attr.cap.max_send_wr = 1;
-	attr.cap.max_recv_wr = 1;
-	attr.cap.max_send_sge = 1;
-	attr.cap.max_recv_sge = 1;
+	ibv_qp_init_attr attr = qp_init_attr(cq_, IBV_QPT_RC, 1, 1);
 	ibv_qp *qp = ibv_create_qp(pd_, &attr);
 	if (!qp)
 		fail("ibv_create_qp on " + name_);
@@ -125,9 +132,14 @@ void Device::connect(ibv_qp *qp, std::uint32_t remote_qpn, const ibv_gid &dgid)
 		fail("ibv_modify_qp to RTS", err);
 }
 
+ibv_sge Device::slot_sge(unsigned i)
+{
+	return {reinterpret_cast<std::uintptr_t>(slot(i)), size_, mr_->lkey};
+}
+
 void Device::post_recv(ibv_qp *qp, unsigned i)
 {
-	ibv_sge sge{reinterpret_cast<std::uintptr_t>(slot(i)), size_, mr_->lkey};
+	ibv_sge sge = slot_sge(i);
 	ibv_recv_wr wr{}, *bad;
 
 	wr.wr_id = i;
@@ -139,7 +151,7 @@ void Device::post_recv(ibv_qp *qp, unsigned i)
 
 void Device::post_send(ibv_qp *qp, unsigned i)
 {
-	ibv_sge sge{reinterpret_cast<std::uintptr_t>(slot(i)), size_, mr_->lkey};
+	ibv_sge sge = slot_sge(i);
 	ibv_send_wr wr{}, *bad;
 
 	wr.wr_id = i;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // One RDMA device opened with ibverbs alone (no rdma_cm): context, PD, CQ
-// and a registered buffer of one SIZE-byte slot per QP (roce-qps's).
+// and a registered buffer of SLOTS slots of SIZE bytes (roce-qps's, and
+// under rxe-wqe-av's UD QP).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,11 @@
 
 namespace roce
 {
+
+// The attributes of a QP of TYPE whose work completes on CQ: SEND_DEPTH
+// and RECV_DEPTH work requests of one SGE each.
+ibv_qp_init_attr qp_init_attr(ibv_cq *cq, ibv_qp_type type, unsigned send_depth,
+                              unsigned recv_depth);
 
 struct DeviceConfig {
 	unsigned port = 1;      // the IB port
@@ -44,6 +50,8 @@ public:
 	{
 		return buf_.data() + std::size_t{i} * size_;
 	}
+	// Slot I as a scatter/gather entry.
+	ibv_sge slot_sge(unsigned i);
 	// A receive into slot I and a send from it; both have work request ID I.
 	void post_recv(ibv_qp *qp, unsigned i);
 	void post_send(ibv_qp *qp, unsigned i);
@@ -51,6 +59,22 @@ public:
 	ibv_cq *cq() const
 	{
 		return cq_;
+	}
+	ibv_pd *pd() const
+	{
+		return pd_;
+	}
+	ibv_context *context() const
+	{
+		return ctx_;
+	}
+	std::uint32_t lkey() const
+	{
+		return mr_->lkey;
+	}
+	std::uint8_t gid_index() const
+	{
+		return gid_index_;
 	}
 	const ibv_gid &gid() const
 	{
