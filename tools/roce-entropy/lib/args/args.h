@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "entropy/entropy.h"
 
@@ -36,6 +38,10 @@ unsigned number_arg(std::string_view text, std::uint64_t min, std::uint64_t max,
 
 // "off", "rfc", "mix" or "linux"; UsageError otherwise.
 Policy policy_arg(const std::string &name);
+
+// --port-flow-label PORT:FL, repeatable: the flow label the application of
+// the rdma_cm service on PORT set.  UsageError on a bad one.
+std::map<std::uint16_t, std::uint32_t> port_flow_label_args(const std::vector<std::string> &args);
 
 // The tools' version, from CMake's project(VERSION).
 std::string_view version();
