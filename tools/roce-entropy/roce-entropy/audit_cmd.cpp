@@ -69,8 +69,8 @@ std::string verdict_text(const QpVerdict &v)
 	std::string s = "  ";
 
 	if (v.cm)
-		s += "rdma_cm " + endpoint_text(v.cm->local) + " -> " + endpoint_text(v.cm->remote) +
-		     " (" + v.cm->side + ")";
+		s += "rdma_cm " + endpoint_text(v.cm->local) + " -> " +
+		     endpoint_text(v.cm->remote) + " (" + v.cm->side + ")";
 	else if (v.qp.rqpn)
 		s += "QPNs " + std::to_string(v.qp.lqpn) + ' ' + std::to_string(*v.qp.rqpn);
 	else
@@ -111,8 +111,8 @@ Record qp_record(const QpVerdict &v)
 	if (v.expected) {
 		expected = {{"source", v.expected->source},
 		            {"flow_label", opt_json(v.expected->flow_label)},
-		            {"udp_sport", v.expected->udp_sport ? json(v.expected->udp_sport)
-		                                                : json(nullptr)}};
+		            {"udp_sport",
+		             v.expected->udp_sport ? json(v.expected->udp_sport) : json(nullptr)}};
 		if (v.expected->cm_flow_label)
 			expected["cm_flow_label"] = *v.expected->cm_flow_label;
 	}
@@ -163,7 +163,8 @@ int audit_cmd(const AuditArgs &args, std::ostream &out)
 	}
 	AuditResult res;
 	try {
-		res = audit(parse_qps(qp_text, qp_what), parse_cm_ids(cm_id_text, cm_id_what), opts);
+		res =
+		    audit(parse_qps(qp_text, qp_what), parse_cm_ids(cm_id_text, cm_id_what), opts);
 	} catch (const AuditInputError &e) {
 		throw UsageError(e.what());
 	}

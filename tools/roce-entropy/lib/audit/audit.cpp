@@ -38,14 +38,15 @@ std::vector<json> parse_objects(std::string_view text, std::string_view what)
 		try {
 			in >> j;
 		} catch (const json::exception &e) {
-			throw AuditInputError(std::string(what) + ": not the JSON of rdma -j: " +
-			                      e.what());
+			throw AuditInputError(std::string(what) +
+			                      ": not the JSON of rdma -j: " + e.what());
 		}
 		if (!j.is_array() && !j.is_object())
-			throw AuditInputError(std::string(what) +
-			                      ": not the JSON of rdma -j: a list of objects expected, "
-			                      "got " +
-			                      j.type_name());
+			throw AuditInputError(
+			    std::string(what) +
+			    ": not the JSON of rdma -j: a list of objects expected, "
+			    "got " +
+			    j.type_name());
 		collect_objects(j, objects);
 	}
 	return objects;
@@ -235,13 +236,14 @@ void judge_connected(QpVerdict &v, Policy policy, const AuditOptions &opts)
 		return it != opts.port_flow_labels.end() ? it->second
 		                                         : cm_flow_label(policy, sport, dport);
 	};
-	v.expected = connected_expected(policy, addr_fl_of(cm.sport, cm.dport), qp, opts.base_sport);
+	v.expected =
+	    connected_expected(policy, addr_fl_of(cm.sport, cm.dport), qp, opts.base_sport);
 	v.notes = differences(policy, *v.expected, qp);
 	if (!v.notes.empty() && cm.side == "unknown" && policy == Policy::Linux) {
 		// linux's hash is not symmetric and no listener tells the side:
 		// the other order may be the one
-		Expected other = connected_expected(policy, addr_fl_of(cm.dport, cm.sport), qp,
-		                                    opts.base_sport);
+		Expected other =
+		    connected_expected(policy, addr_fl_of(cm.dport, cm.sport), qp, opts.base_sport);
 		if (differences(policy, other, qp).empty()) {
 			std::swap(cm.sport, cm.dport);
 			cm.side = "passive (no listener seen; the other order agrees)";
@@ -275,8 +277,8 @@ void judge_datagram(QpVerdict &v, Policy policy, const AuditOptions &opts)
 		                 v.expected ? v.expected->cm_flow_label : std::nullopt};
 		v.expected = e;
 		if (policy != Policy::Linux)
-			v.notes.push_back("one port per QP under " + std::string(policy_name(policy)) +
-			                  ": only linux has it");
+			v.notes.push_back("one port per QP under " +
+			                  std::string(policy_name(policy)) + ": only linux has it");
 		else if (!qp.udp_sport || !qp.flow_label)
 			v.notes.push_back("no roce_udp_sport or roce_flow_label in the dump");
 		else
@@ -287,7 +289,8 @@ void judge_datagram(QpVerdict &v, Policy policy, const AuditOptions &opts)
 	if (source == "per-send") {
 		if (policy != Policy::Rfc && policy != Policy::Mix) {
 			v.notes.push_back("a flow label per send under " +
-			                  std::string(policy_name(policy)) + ": only rfc and mix have it");
+			                  std::string(policy_name(policy)) +
+			                  ": only rfc and mix have it");
 			v.verdict = Verdict::Disagrees;
 			return;
 		}
@@ -410,8 +413,8 @@ AuditResult audit(const std::vector<QpEntry> &qps, const std::vector<CmIdEntry> 
 		if (id.state == "LISTEN" && id.src)
 			listeners.insert({id.ps, id.src->port});
 	for (const auto &qp : qps) {
-		QpVerdict v{qp, cm_connection(qp, cm_ids, listeners), std::nullopt, Verdict::Unjudged,
-		            {}};
+		QpVerdict v{
+		    qp, cm_connection(qp, cm_ids, listeners), std::nullopt, Verdict::Unjudged, {}};
 		judge(v, opts);
 		switch (v.verdict) {
 		case Verdict::Agrees:

@@ -86,11 +86,11 @@ std::string run_program(const std::vector<std::string> &argv)
 		if (errno != EINTR)
 			throw std::runtime_error("waitpid: " + std::string(std::strerror(errno)));
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		throw std::runtime_error("'" + what + "' failed (" +
-		                         (WIFEXITED(status)
-		                              ? "exit status " + std::to_string(WEXITSTATUS(status))
-		                              : "killed by signal " + std::to_string(WTERMSIG(status))) +
-		                         ")");
+		throw std::runtime_error(
+		    "'" + what + "' failed (" +
+		    (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
+		                       : "killed by signal " + std::to_string(WTERMSIG(status))) +
+		    ")");
 	return text;
 }
 
