@@ -102,6 +102,7 @@ stop() {
 	local p rc=0
 
 	touch "$HOLD"
+	# shellcheck disable=SC2086
 	kill -KILL $STOP 2>/dev/null
 	for p in $PINGS; do
 		wait_for 30 gone "$p" || { kill "$p"; rc=1; }
