@@ -25,8 +25,9 @@ TRACE=/sys/kernel/tracing
 PORT4=7481 PORT6=7482 RC_PORT=18517 UD_PORT=18518 UDADDY_PORT=7174
 APP_FL=0x5a5a5
 # Enough round trips to outlast the phase; the programs are stopped, then
-# killed.
-ITERS=1000000
+# killed.  udaddy posts all its messages at once: its CQ of twice as many
+# entries must stay within rxe's 2^20.
+ITERS=1000000 UDADDY_MSGS=20000
 
 # ud_sport QPN: 6.12 rxe's port of a UD QP, 0xC000 + hash_32(qpn, 14)
 ud_sport() {
@@ -76,7 +77,7 @@ start() {
 	STOP="$!"
 	ibv_ud_pingpong -d rxeb -g "$gb" -e -n $ITERS -s 512 -p $UD_PORT > "$L-ud-server.log" 2>&1 &
 	STOP+=" $!"
-	udaddy -b "$B4" -C $ITERS > "$L-cmud-server.log" 2>&1 &
+	udaddy -b "$B4" -C $UDADDY_MSGS > "$L-cmud-server.log" 2>&1 &
 	STOP+=" $!"
 	wait_for 30 cm_listening "$B4" $PORT4 TCP && wait_for 30 cm_listening "$B6" $PORT6 TCP &&
 		wait_for 30 tcp_listening $RC_PORT && wait_for 30 tcp_listening $UD_PORT &&
@@ -92,7 +93,7 @@ start() {
 	ibv_ud_pingpong -d rxea -g "$ga" -e -n $ITERS -s 512 -p $UD_PORT "$B4" \
 		> "$L-ud-client.log" 2>&1 &
 	STOP+=" $!"
-	udaddy -s "$B4" -b "$A4" -C $ITERS > "$L-cmud-client.log" 2>&1 &
+	udaddy -s "$B4" -b "$A4" -C $UDADDY_MSGS > "$L-cmud-client.log" 2>&1 &
 	STOP+=" $!"
 }
 
