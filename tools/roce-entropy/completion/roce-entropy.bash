@@ -15,6 +15,7 @@ _roce_entropy_tools_opts()
 		echo "--policy --scenario --switch-hash -n --connections -m --paths --trials" \
 			"--offset --grid --svg --json" ;;
 	roce-entropy:pcap) echo "--policy --flow-label --port-flow-label --policy-for --json" ;;
+	roce-entropy:audit) echo "--qp --cm-id --rdma --port-flow-label --base-sport --json" ;;
 	roce-entropy:ecmp-report) echo "--svg --output --json" ;;
 	roce-ping:server) echo "--bind --port --connections --size --close-at-once --messages" ;;
 	roce-ping:client)
@@ -36,7 +37,7 @@ _roce_entropy_tools()
 	local prog=${COMP_WORDS[0]##*/} subs='' sub='' i words
 
 	case $prog in
-	roce-entropy) subs="flow-label udp-sport simulate pcap ecmp-report" ;;
+	roce-entropy) subs="flow-label udp-sport simulate pcap audit ecmp-report" ;;
 	roce-ping) subs="server client" ;;
 	esac
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -64,7 +65,7 @@ _roce_entropy_tools()
 		mapfile -t COMPREPLY < <(compgen -W "crc16 crc32 xor jhash" -- "$cur")
 		return
 		;;
-	--svg | --output | --until)
+	--svg | --output | --until | --qp | --cm-id | --rdma)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;
@@ -76,7 +77,8 @@ _roce_entropy_tools()
 	--policy-for | --port-flow-label | --flow-label | --cm-ports | --qpn | --bind | --server | \
 		--dmac | -n | --connections | -m | --paths | --trials | --offset | --port | --pairs | \
 		--batch | --size | --timeout | --gid-a | --gid-b | --messages | --sport-base | \
-		--cycles | --send-gid | --recv-gid | --av-port | --av-flow-label | --av-sgid-index)
+		--cycles | --send-gid | --recv-gid | --av-port | --av-flow-label | --av-sgid-index | \
+		--base-sport)
 		return # a value of the user's own
 		;;
 	esac

@@ -85,6 +85,27 @@ CLI::App *add_pcap(CLI::App &app, PcapArgs &a)
 	return cmd;
 }
 
+CLI::App *add_audit(CLI::App &app, AuditArgs &a)
+{
+	auto *cmd = app.add_subcommand(
+	    "audit", "judge the entropy the kernel programmed into each QP of this host (rdma res "
+	             "show) against its policy (exit 1 when one disagrees, 3 when none could be "
+	             "judged)");
+	cmd->add_option("--qp", a.qp_file,
+	                "the saved output of 'rdma -j -dd res show qp' (default: run rdma)");
+	cmd->add_option("--cm-id", a.cm_id_file,
+	                "the saved output of 'rdma -j res show cm_id', with --qp");
+	cmd->add_option("--rdma", a.rdma, "the rdma program of iproute2 (default rdma)");
+	cmd->add_option("--port-flow-label", a.port_fls,
+	                "PORT:FL: the flow label the application of the rdma_cm service on "
+	                "PORT set; repeatable");
+	number_option(cmd->add_option("--base-sport", a.base_sport,
+	                              "the devices' UDP source port without entropy"),
+	              "0xC000, rxe's");
+	cmd->add_flag("--json", a.json, "print JSON");
+	return cmd;
+}
+
 CLI::App *add_ecmp_report(CLI::App &app, EcmpReportArgs &a)
 {
 	auto *cmd = app.add_subcommand(
@@ -108,6 +129,7 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	SimulateArgs sim_args;
 	PcapArgs pcap_args;
 	EcmpReportArgs ecmp_args;
+	AuditArgs audit_args;
 
 	app.require_subcommand(1);
 	const auto *fl_cmd = add_flow_label(app, fl_args);
@@ -115,11 +137,14 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	const auto *sim_cmd = add_simulate(app, sim_args);
 	const auto *pcap_sub = add_pcap(app, pcap_args);
 	const auto *ecmp_cmd = add_ecmp_report(app, ecmp_args);
+	const auto *audit_sub = add_audit(app, audit_args);
 	return run_app(app, argc, argv, out, err, [&] {
 		if (pcap_sub->parsed())
 			return pcap_cmd(pcap_args, out);
 		if (ecmp_cmd->parsed())
 			return ecmp_report_cmd(ecmp_args, out);
+		if (audit_sub->parsed())
+			return audit_cmd(audit_args, out);
 		if (sim_cmd->parsed())
 			return simulate_cmd(sim_args, out);
 		if (fl_cmd->parsed())

@@ -49,6 +49,13 @@ struct PcapArgs {
 };
 int pcap_cmd(const PcapArgs &args, std::ostream &out);
 
+struct AuditArgs {
+	std::string qp_file, cm_id_file, rdma = "rdma", base_sport;
+	std::vector<std::string> port_fls; // PORT:FL
+	bool json = false;
+};
+int audit_cmd(const AuditArgs &args, std::ostream &out);
+
 struct EcmpReportArgs {
 	std::string input, svg, output;
 	bool json = false;

@@ -68,6 +68,22 @@ Policy policy_arg(const std::string &name)
 	return *policy;
 }
 
+std::map<std::uint16_t, std::uint32_t> port_flow_label_args(const std::vector<std::string> &args)
+{
+	std::map<std::uint16_t, std::uint32_t> m;
+
+	for (const auto &a : args) {
+		const auto colon = a.find(':');
+		if (colon == std::string::npos)
+			throw UsageError("--port-flow-label " + a + ": PORT:FL expected");
+		const auto port = static_cast<std::uint16_t>(
+		    parse_number(std::string_view(a).substr(0, colon), 0xFFFF, "service port"));
+		m[port] = static_cast<std::uint32_t>(parse_number(
+		    std::string_view(a).substr(colon + 1), kFlowLabelMask, "flow label"));
+	}
+	return m;
+}
+
 std::string_view version()
 {
 	return ROCE_VERSION;

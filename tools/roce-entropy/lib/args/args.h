@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "entropy/entropy.h"
 
@@ -52,6 +54,10 @@ DevicePair device_pair_arg(const std::string &a, const std::string &b, std::stri
 
 // "off", "rfc", "mix" or "linux"; UsageError otherwise.
 Policy policy_arg(const std::string &name);
+
+// --port-flow-label PORT:FL, repeatable: the flow label the application of
+// the rdma_cm service on PORT set.  UsageError on a bad one.
+std::map<std::uint16_t, std::uint32_t> port_flow_label_args(const std::vector<std::string> &args);
 
 // The tools' version, from CMake's project(VERSION).
 std::string_view version();
