@@ -51,6 +51,9 @@ struct RocePacket {
 	std::uint32_t dest_qp = 0;
 	std::optional<std::uint32_t> src_qp; // UD: from the DETH
 	std::optional<CmMad> cm;             // a CM MAD (to QP1)
+	// The interface it was captured on: Linux cooked captures v2 (an
+	// "any" capture) name it, by index.
+	std::optional<std::uint32_t> ifindex;
 };
 
 enum class ParseStatus { Roce, NotRoce, Malformed };
@@ -68,6 +71,9 @@ struct Direction {
 	std::set<std::uint16_t> udp_sports;
 	std::set<std::uint16_t> cm_udp_sports, data_udp_sports; // the two apart
 	std::set<std::uint32_t> flow_labels;                    // IPv6 only
+	// Packets per interface they were captured on (Linux cooked captures
+	// v2 only): which link each packet took, in a capture on several.
+	std::map<std::uint32_t, unsigned> interfaces;
 	// What the policy predicts for this direction's data (for UD under
 	// linux, from its first packet's source QPN); none without data.
 	std::optional<WireEntropy> expected_data;

@@ -149,6 +149,8 @@ void count_packets(Group &g, std::set<std::uint16_t> &all_sports)
 		(p->cm ? d.cm_udp_sports : d.data_udp_sports).insert(p->udp_sport);
 		c.udp_sports.insert(p->udp_sport);
 		all_sports.insert(p->udp_sport);
+		if (p->ifindex)
+			d.interfaces[*p->ifindex]++;
 		c.ipv6 = p->ipv6;
 		if (p->ipv6) {
 			d.flow_labels.insert(p->flow_label);

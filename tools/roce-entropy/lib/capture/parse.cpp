@@ -220,6 +220,7 @@ ParseStatus parse_frame(int linktype, const std::uint8_t *data, std::size_t capl
 		if (!frame.has(0, 20))
 			return ParseStatus::Malformed;
 		ethertype = frame.be(0, 2);
+		pkt.ifindex = frame.be(4, 4);
 		off = 20;
 		break;
 	default:
