@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // One RDMA device opened with ibverbs alone (no rdma_cm): context, PD, CQ
-// and a registered buffer of one SIZE-byte slot per QP (roce-qps's).
+// and a registered buffer of SIZE-byte slots (roce-qps's); RC QPs connected
+// by hand, UD QPs and their address handles.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,9 @@
 
 namespace roce
 {
+
+// The Q_Key of every UD QP here.
+inline constexpr std::uint32_t kQkey = 0x11111111;
 
 struct DeviceConfig {
 	unsigned port = 1;      // the IB port
@@ -35,18 +39,32 @@ public:
 	// is not a RoCE v2 one.
 	void open(const std::string &name, const DeviceConfig &cfg);
 
-	ibv_qp *create_qp();
+	// An RC or UD QP, two sends and two receives deep.
+	ibv_qp *create_qp(ibv_qp_type type = IBV_QPT_RC);
 
-	// INIT, RTR towards REMOTE_QPN at DGID, RTS.
+	// RC: INIT, RTR towards REMOTE_QPN at DGID, RTS.
 	void connect(ibv_qp *qp, std::uint32_t remote_qpn, const ibv_gid &dgid);
+	// UD: INIT with kQkey, RTR, RTS.
+	void ready_ud(ibv_qp *qp);
+	// An address handle to DGID from this device's GID, without a flow
+	// label; the caller destroys it.
+	ibv_ah *create_ah(const ibv_gid &dgid);
 
 	char *slot(unsigned i)
 	{
 		return buf_.data() + std::size_t{i} * size_;
 	}
-	// A receive into slot I and a send from it; both have work request ID I.
-	void post_recv(ibv_qp *qp, unsigned i);
-	void post_send(ibv_qp *qp, unsigned i);
+	// A receive into slot I and a send of LEN bytes from it, with work
+	// request ID WR_ID; a UD send goes through AH to REMOTE_QPN.
+	void post_recv(ibv_qp *qp, unsigned i, std::uint64_t wr_id, unsigned len);
+	void post_send(ibv_qp *qp, unsigned i, std::uint64_t wr_id, unsigned len,
+	               ibv_ah *ah = nullptr, std::uint32_t remote_qpn = 0);
+
+	// The port's active MTU in bytes: the largest UD message.
+	unsigned mtu_bytes() const
+	{
+		return 128u << mtu_;
+	}
 
 	ibv_cq *cq() const
 	{
