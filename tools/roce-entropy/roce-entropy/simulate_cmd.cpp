@@ -247,10 +247,11 @@ Record grid_summary(const GridTally &t)
 	for (std::size_t i = 1; i < kGridPolicies.size(); ++i) {
 		const std::string name(name_of(kGridPolicies[i]));
 		Record p;
-		p.add("all", tally_record(t.all[i]).json(),
-		      format("summary: %-10s against linux: %3u better, %3u equal within noise, %3u "
-		             "worse of %u cells;",
-		             name.c_str(), t.all[i][0], t.all[i][1], t.all[i][2], t.cells))
+		p.add(
+		     "all", tally_record(t.all[i]).json(),
+		     format("summary: %-10s against linux: %3u better, %3u equal within noise, %3u "
+		            "worse of %u cells;",
+		            name.c_str(), t.all[i][0], t.all[i][1], t.all[i][2], t.cells))
 		    .add("goal_region", tally_record(t.goal[i]).json(),
 		         format(" at n=64..1024, m=4..16: %3u, %3u, %3u of %u\n", t.goal[i][0],
 		                t.goal[i][1], t.goal[i][2], t.goal_cells));

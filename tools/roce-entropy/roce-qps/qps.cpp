@@ -256,8 +256,8 @@ std::pair<std::uint16_t, std::uint16_t> pair_sports(const QpsOptions &opts, Poli
 {
 	if (opts.ud && policy == Policy::Linux)
 		return {linux_rxe_ud(qpn_a).udp_sport, linux_rxe_ud(qpn_b).udp_sport};
-	const auto fl = opts.ud ? ud_flow_label(policy, 0, qpn_a, qpn_b)
-	                        : flow_label(policy, 0, qpn_a, qpn_b);
+	const auto fl =
+	    opts.ud ? ud_flow_label(policy, 0, qpn_a, qpn_b) : flow_label(policy, 0, qpn_a, qpn_b);
 	return {udp_sport(fl), udp_sport(fl)};
 }
 
@@ -272,9 +272,9 @@ std::vector<Record> pair_records(const QpsOptions &opts, const Pairs &pairs,
 		Record r;
 		r.add_json("qpn_a", p.a->qp_num).add_json("qpn_b", p.b->qp_num);
 		if (opts.policy) {
-			const auto fl = opts.ud ? ud_flow_label(*opts.policy, 0, p.a->qp_num,
-			                                        p.b->qp_num)
-			                        : flow_label(*opts.policy, 0, p.a->qp_num, p.b->qp_num);
+			const auto fl =
+			    opts.ud ? ud_flow_label(*opts.policy, 0, p.a->qp_num, p.b->qp_num)
+			            : flow_label(*opts.policy, 0, p.a->qp_num, p.b->qp_num);
 			const auto [fwd, rev] =
 			    pair_sports(opts, *opts.policy, p.a->qp_num, p.b->qp_num);
 			ports.insert(fwd);

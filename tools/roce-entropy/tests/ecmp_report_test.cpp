@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -233,13 +233,17 @@ json dir_json(std::vector<std::uint16_t> sports, std::map<std::string, unsigned>
 	        {"interfaces", ifaces}};
 }
 
-json pconn(const char *src, const char *dst, const char *transport,
-           std::vector<std::uint32_t> qpns, json cm_ports, json fwd, json rev,
-           bool consistent = true)
+json pconn(const char *src, const char *dst, const char *transport, std::vector<std::uint32_t> qpns,
+           json cm_ports, json fwd, json rev, bool consistent = true)
 {
-	return {{"src", src},       {"dst", dst},         {"transport", transport},
-	        {"qpns", qpns},     {"cm_ports", cm_ports}, {"forward", fwd},
-	        {"reverse", rev},   {"consistent", consistent}};
+	return {{"src", src},
+	        {"dst", dst},
+	        {"transport", transport},
+	        {"qpns", qpns},
+	        {"cm_ports", cm_ports},
+	        {"forward", fwd},
+	        {"reverse", rev},
+	        {"consistent", consistent}};
 }
 
 // Two links, interfaces 11 and 12; A is 10.1.0.2, B 10.2.0.2.
@@ -254,14 +258,13 @@ json raw_result(json phases)
 // its data on link 0; 50001 is all on link 1.
 json linux_cm_phase()
 {
-	json pcap = {
-	    {"connections",
-	     {pconn("10.1.0.2", "10.2.0.2", "RC", {0x11, 0x12}, {50000, 7471},
-	            dir_json({0xD872, 0xC100}, {{"11", 40}, {"12", 3}}),
-	            dir_json({0xD872, 0xC100}, {{"11", 40}, {"12", 2}})),
-	      pconn("10.1.0.2", "10.2.0.2", "RC", {0x13, 0x14}, {50001, 7471},
-	            dir_json({0xD872, 0xC200}, {{"12", 43}}),
-	            dir_json({0xD872, 0xC200}, {{"12", 42}}))}}};
+	json pcap = {{"connections",
+	              {pconn("10.1.0.2", "10.2.0.2", "RC", {0x11, 0x12}, {50000, 7471},
+	                     dir_json({0xD872, 0xC100}, {{"11", 40}, {"12", 3}}),
+	                     dir_json({0xD872, 0xC100}, {{"11", 40}, {"12", 2}})),
+	               pconn("10.1.0.2", "10.2.0.2", "RC", {0x13, 0x14}, {50001, 7471},
+	                     dir_json({0xD872, 0xC200}, {{"12", 43}}),
+	                     dir_json({0xD872, 0xC200}, {{"12", 42}}))}}};
 	return {{"policy", "linux"},
 	        {"mix", "cm"},
 	        {"counters", {{"forward", {40, 46}}, {"reverse", {40, 44}}}},
@@ -280,14 +283,13 @@ json linux_cm_phase()
 // a UD pair.
 json users_phase()
 {
-	json pcap = {
-	    {"connections",
-	     {pconn("10.1.0.2", "10.2.0.2", "RC", {0x22}, nullptr, dir_json({0xE000}, {{"11", 20}}),
-	            dir_json({}, {})),
-	      pconn("10.2.0.2", "10.1.0.2", "RC", {0x21}, nullptr, dir_json({0xE000}, {{"11", 20}}),
-	            dir_json({}, {})),
-	      pconn("10.1.0.2", "10.2.0.2", "UD", {0x23, 0x24}, nullptr,
-	            dir_json({0xF000}, {{"12", 20}}), dir_json({0xF000}, {{"12", 20}}))}}};
+	json pcap = {{"connections",
+	              {pconn("10.1.0.2", "10.2.0.2", "RC", {0x22}, nullptr,
+	                     dir_json({0xE000}, {{"11", 20}}), dir_json({}, {})),
+	               pconn("10.2.0.2", "10.1.0.2", "RC", {0x21}, nullptr,
+	                     dir_json({0xE000}, {{"11", 20}}), dir_json({}, {})),
+	               pconn("10.1.0.2", "10.2.0.2", "UD", {0x23, 0x24}, nullptr,
+	                     dir_json({0xF000}, {{"12", 20}}), dir_json({0xF000}, {{"12", 20}}))}}};
 	return {{"policy", "mix"},
 	        {"mix", "users"},
 	        {"counters", {{"forward", {20, 20}}, {"reverse", {20, 20}}}},

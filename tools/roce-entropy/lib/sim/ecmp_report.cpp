@@ -181,7 +181,8 @@ RawContext raw_context(const json &raw)
 	RawContext ctx;
 
 	for (const auto &[family, ab] : raw.at("addresses").items())
-		ctx.addresses[family] = {ab.at("a").get<std::string>(), ab.at("b").get<std::string>()};
+		ctx.addresses[family] = {ab.at("a").get<std::string>(),
+		                         ab.at("b").get<std::string>()};
 	const auto ifindexes = raw.at("link_ifindex").get<std::vector<unsigned>>();
 	for (std::size_t i = 0; i < ifindexes.size(); i++)
 		ctx.link_of[std::to_string(ifindexes[i])] = static_cast<unsigned>(i);
@@ -212,9 +213,8 @@ EcmpRun ecmp_run(const json &phase, const std::string &family, const RawContext 
 			throw std::runtime_error("unknown kind of connection '" + kind + "'");
 		run.clients_ok &= w.at("ok").get<bool>();
 		for (const auto &c : w.at("connections"))
-			run.connections.push_back(demo_connection(kind, c, phase.at("pcap"),
-			                                          ab->second.first, family == "ipv6",
-			                                          ctx));
+			run.connections.push_back(demo_connection(
+			    kind, c, phase.at("pcap"), ab->second.first, family == "ipv6", ctx));
 	}
 	run.connection_count = static_cast<unsigned>(run.connections.size());
 	run.forward = link_load(run.connections, ctx.links, true);
@@ -325,7 +325,8 @@ EcmpVerdict judge(const EcmpRun &run)
 			rev.insert(link);
 		v.apart += fwd != rev;
 		if (run.family == "ipv6") {
-			const bool zero = c.flow_labels.empty() || c.flow_labels == std::set<std::uint32_t>{0};
+			const bool zero =
+			    c.flow_labels.empty() || c.flow_labels == std::set<std::uint32_t>{0};
 			v.fl_zero += zero;
 			v.fl_set += !zero;
 		}
@@ -360,7 +361,8 @@ EcmpVerdict judge(const EcmpRun &run)
 			                        "splits %u",
 			                        v.split, v.linux_splits));
 		else if (run.act == "ecmp")
-			found = format("stock splits %u of %u connections, as predicted", v.split, n);
+			found =
+			    format("stock splits %u of %u connections, as predicted", v.split, n);
 	} else {
 		if (run.balance_asserted && !v.within_p95)
 			failed.push_back("worse than random ports' p95");
@@ -371,12 +373,14 @@ EcmpVerdict judge(const EcmpRun &run)
 	if (run.policy != "linux" && v.split)
 		failed.push_back(std::to_string(v.split) + " connections on more than one port");
 	if ((run.policy == "rfc" || run.policy == "mix") && v.fl_zero)
-		failed.push_back(std::to_string(v.fl_zero) + " IPv6 connections without a flow label");
+		failed.push_back(std::to_string(v.fl_zero) +
+		                 " IPv6 connections without a flow label");
 	v.ok = failed.empty();
 	if (v.ok) {
 		v.why = found;
 		if (run.act == "ecmp" && run.policy != "linux")
-			v.why += (v.why.empty() ? "" : "; ") + std::string("every connection on one port");
+			v.why += (v.why.empty() ? "" : "; ") +
+			         std::string("every connection on one port");
 		if (run.policy == "linux" && run.act != "ecmp")
 			v.why = "reported";
 	} else {
@@ -415,7 +419,8 @@ std::string group_header(const EcmpRun &run)
 {
 	std::string s = "\n" + group_title(run) + "\npolicy dir ";
 	for (std::size_t i = 0; i < run.forward.size(); i++)
-		s += format("  %6s", ((run.act == "host" ? "hop" : "link") + std::to_string(i)).c_str());
+		s += format("  %6s",
+		            ((run.act == "host" ? "hop" : "link") + std::to_string(i)).c_str());
 	return s + "  max/mean\n";
 }
 
@@ -429,8 +434,9 @@ std::string by_kind_text(const EcmpVerdict &v)
 	for (const auto &kind : {kCmRc, kRc, kUd}) {
 		auto it = v.by_kind.find(kind);
 		if (it != v.by_kind.end())
-			s += (s.empty() ? " (" : ", ") + kind + ' ' + std::to_string(it->second.first) +
-			     '/' + std::to_string(it->second.second);
+			s += (s.empty() ? " (" : ", ") + kind + ' ' +
+			     std::to_string(it->second.first) + '/' +
+			     std::to_string(it->second.second);
 	}
 	return s + ")";
 }
@@ -447,9 +453,10 @@ std::string run_rows(const EcmpRun &run, const EcmpVerdict &v)
 		s += format("  %8.2f\n", dir ? v.reverse_max_mean : v.forward_max_mean);
 	}
 	if (run.act == "ecmp") {
-		s += format("       %zu connections: %u on more than one UDP source port%s, %u with "
-		            "directions on different links",
-		            run.connections.size(), v.split, by_kind_text(v).c_str(), v.apart);
+		s +=
+		    format("       %zu connections: %u on more than one UDP source port%s, %u with "
+		           "directions on different links",
+		           run.connections.size(), v.split, by_kind_text(v).c_str(), v.apart);
 		if (run.family == "ipv6")
 			s += format(", IPv6 flow label 0 on %u, set on %u", v.fl_zero, v.fl_set);
 		s += '\n';
@@ -457,8 +464,7 @@ std::string run_rows(const EcmpRun &run, const EcmpVerdict &v)
 	return s + "       " + (v.ok ? "ok" : "FAIL") + ": " + v.why + '\n';
 }
 
-Record run_record(const EcmpRun &run, const EcmpVerdict &v, std::string header,
-                  std::string trailer)
+Record run_record(const EcmpRun &run, const EcmpVerdict &v, std::string header, std::string trailer)
 {
 	Record r;
 	json kinds = json::object();
@@ -480,7 +486,8 @@ Record run_record(const EcmpRun &run, const EcmpVerdict &v, std::string header,
 	    .add_json("linux_splits", v.linux_splits)
 	    .add_json("directions_on_different_links", v.apart)
 	    .add_json("by_kind", kinds)
-	    .add_json("ipv6_flow_label_zero", run.family == "ipv6" ? json(v.fl_zero) : json(nullptr))
+	    .add_json("ipv6_flow_label_zero",
+	              run.family == "ipv6" ? json(v.fl_zero) : json(nullptr))
 	    .add_json("ipv6_flow_label_set", run.family == "ipv6" ? json(v.fl_set) : json(nullptr))
 	    .add_json("not_in_capture", v.missing)
 	    .add_json("off_prediction", v.inconsistent)
@@ -519,26 +526,30 @@ std::string summary_table(const std::vector<EcmpRun> &runs, const std::vector<Ec
 		for (const auto &p : policies)
 			if (at.count({g, p}) && !first)
 				first = &runs[at[{g, p}]];
-		const std::string name = family_title(first->family) + ' ' +
-		                         (first->act == "host" ? "host hops" : mix_title(first->mix));
+		const std::string name =
+		    family_title(first->family) + ' ' +
+		    (first->act == "host" ? "host hops" : mix_title(first->mix));
 		const bool host = first->act == "host";
-		std::vector<std::string> rows = {host ? "busiest/mean A>B" : "busiest/mean A>B B>A"};
+		std::vector<std::string> rows = {host ? "busiest/mean A>B"
+		                                      : "busiest/mean A>B B>A"};
 		if (!host) {
 			rows.push_back(">1 port, dirs apart");
 			if (first->family == "ipv6")
 				rows.push_back("flow label 0 / set");
 		}
 		for (std::size_t k = 0; k < rows.size(); k++) {
-			std::string line = format("%-21s %-22s", k ? "" : name.c_str(), rows[k].c_str());
+			std::string line =
+			    format("%-21s %-22s", k ? "" : name.c_str(), rows[k].c_str());
 			for (const auto &p : policies) {
 				std::string cell = "-";
 				if (at.count({g, p})) {
 					const std::size_t i = at[{g, p}];
 					const EcmpVerdict &v = vs[i];
 					if (k == 0)
-						cell = host ? format("%.2f", v.forward_max_mean)
-						            : format("%.2f %.2f", v.forward_max_mean,
-						                     v.reverse_max_mean);
+						cell = host
+						           ? format("%.2f", v.forward_max_mean)
+						           : format("%.2f %.2f", v.forward_max_mean,
+						                    v.reverse_max_mean);
 					else if (k == 1)
 						cell = format("%u %u", v.split, v.apart);
 					else
@@ -573,7 +584,8 @@ Record ecmp_report(const std::vector<EcmpRun> &runs)
 		if (i + 1 == runs.size() || group_rank(runs[i + 1]) != group_rank(run))
 			trailer = format("ideal (uniformly random ports, %zu over %zu): max/mean "
 			                 "%.2f on average, %.2f at p95\n",
-			                 std::size_t{run.connection_count}, run.forward.size(), run.ideal_mean, run.ideal_p95);
+			                 std::size_t{run.connection_count}, run.forward.size(),
+			                 run.ideal_mean, run.ideal_p95);
 		list.push_back(run_record(run, v, header, trailer));
 	}
 	Record report;
@@ -597,8 +609,8 @@ void write_ecmp_svg(const std::vector<EcmpRun> &runs, std::ostream &out)
 		BarPanel p;
 		p.title = family_title(run.family) + ' ' +
 		          (run.act == "host" ? "host next hops" : mix_title(run.mix)) + ", " +
-		          (run.policy == "linux" ? std::string("linux (stock)") : run.policy) + ": " +
-		          format("%.2f", max_mean(run.forward));
+		          (run.policy == "linux" ? std::string("linux (stock)") : run.policy) +
+		          ": " + format("%.2f", max_mean(run.forward));
 		for (auto n : run.forward)
 			p.bars.push_back(mean > 0 ? static_cast<double>(n) / mean : 0);
 		p.band_hi = run.ideal_p95;

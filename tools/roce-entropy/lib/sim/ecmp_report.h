@@ -21,9 +21,9 @@ namespace roce
 // One connection of the demo, as its client reported it and the capture
 // saw it.
 struct DemoConnection {
-	std::string kind; // "rdma_cm RC", "RC" (no CM, QPNs exchanged), "UD" (an AH per peer)
-	bool found = false;      // its packets, both ways, are in the capture
-	bool consistent = false; // every packet as the policy predicts (pcap's verdict)
+	std::string kind;   // "rdma_cm RC", "RC" (no CM, QPNs exchanged), "UD" (an AH per peer)
+	bool found = false; // its packets, both ways, are in the capture
+	bool consistent = false;             // every packet as the policy predicts (pcap's verdict)
 	std::set<std::uint16_t> udp_sports;  // both ways, CM MADs included
 	std::set<std::uint32_t> flow_labels; // IPv6
 	std::map<unsigned, std::uint64_t> forward_links, reverse_links; // link: packets
@@ -39,22 +39,22 @@ struct EcmpRun {
 	std::string family; // "ipv4", "ipv6"
 	std::string policy; // linux, off, rfc, mix
 	bool clients_ok = false;
-	std::vector<std::uint64_t> forward; // packets per link, A to B
-	std::vector<std::uint64_t> reverse; // B to A (none for the host's next hops)
+	std::vector<std::uint64_t> forward;      // packets per link, A to B
+	std::vector<std::uint64_t> reverse;      // B to A (none for the host's next hops)
 	unsigned connection_count = 0;           // for the host's next hops too
 	std::vector<DemoConnection> connections; // the routers' links only
-	double capture_coverage = 1; // the phase's captured packets over the routers' count
+	double capture_coverage = 1;   // the phase's captured packets over the routers' count
 	bool balance_asserted = false; // judged against random ports' p95, or reported
 	double ideal_mean = 0, ideal_p95 = 0; // random ports over as many links
 };
 
 struct EcmpVerdict {
 	double forward_max_mean = 0, reverse_max_mean = 0;
-	unsigned missing = 0;      // connections not in the capture
-	unsigned inconsistent = 0; // off the policy's prediction
-	unsigned split = 0;        // on more than one UDP source port
-	unsigned linux_splits = 0; // of them, stock 6.12's prediction
-	unsigned apart = 0;        // the two directions on different links
+	unsigned missing = 0;             // connections not in the capture
+	unsigned inconsistent = 0;        // off the policy's prediction
+	unsigned split = 0;               // on more than one UDP source port
+	unsigned linux_splits = 0;        // of them, stock 6.12's prediction
+	unsigned apart = 0;               // the two directions on different links
 	unsigned fl_zero = 0, fl_set = 0; // IPv6: flow label 0 only, or one set
 	std::map<std::string, std::pair<unsigned, unsigned>> by_kind; // kind: split, all
 	bool within_p95 = false;
