@@ -31,7 +31,7 @@
 SHELL := /bin/bash
 TOOLS := tools/build
 
-.PHONY: install uninstall deb all deps kernel modules tools kunit vm-run check check-debug demo bench \
+.PHONY: install uninstall deb all deps deps-tools deps-fuzz kernel modules tools kunit vm-run check check-debug demo bench \
 	clean help patchset series-check fuzz
 
 all: modules
@@ -42,6 +42,10 @@ help:
 deps:
 	@$(TOOLS)/deps.sh
 
+# The C++ tools' own packages only (no kernel source, QEMU or clang).
+deps-tools deps-fuzz:
+	@$(TOOLS)/deps.sh $(@:deps-%=%)
+
 kernel: deps
 	@$(TOOLS)/kernel.sh
 
@@ -50,10 +54,10 @@ kernel: deps
 modules: $(if $(KDIR),,kernel)
 	@KDIR="$(KDIR)" W="$(W)" C="$(C)" $(TOOLS)/modules.sh
 
-tools: deps
+tools: deps-tools
 	@$(TOOLS)/tools.sh
 
-fuzz: deps
+fuzz: deps-fuzz
 	@$(TOOLS)/fuzz.sh $(or $(FUZZ_SECONDS),30)
 
 kunit: deps

@@ -283,6 +283,100 @@ static inline u32 rdma_entropy_reply_flow_label(enum rdma_entropy_policy policy,
 	return fl & IB_GRH_FLOWLABEL_MASK;
 }
 
+/**
+ * enum rdma_entropy_source - where the entropy of a QP or AH comes from
+ * @RDMA_ENTROPY_SRC_UNSET: not decided yet: a connected QP before its address
+ * @RDMA_ENTROPY_SRC_ADDRESS: the flow label of its address, which the
+ *                            consumer or rdma_cm set
+ * @RDMA_ENTROPY_SRC_QPN: the policy's hash of the local and remote QPNs
+ * @RDMA_ENTROPY_SRC_NONE: nothing: flow label 0 and the device's base port
+ * @RDMA_ENTROPY_SRC_PER_SEND: UD: each send its own, from its AH's flow label
+ *                             or the two QPNs (rdma_entropy_ud_flow_label())
+ * @RDMA_ENTROPY_SRC_PER_AH: UD: the flow label and port of each send's AH
+ * @RDMA_ENTROPY_SRC_PER_QP: UD under "linux" on rxe: one port per QP for
+ *                           every destination, no flow label
+ * @RDMA_ENTROPY_SRC_NR: number of sources
+ */
+enum rdma_entropy_source {
+	RDMA_ENTROPY_SRC_UNSET,
+	RDMA_ENTROPY_SRC_ADDRESS,
+	RDMA_ENTROPY_SRC_QPN,
+	RDMA_ENTROPY_SRC_NONE,
+	RDMA_ENTROPY_SRC_PER_SEND,
+	RDMA_ENTROPY_SRC_PER_AH,
+	RDMA_ENTROPY_SRC_PER_QP,
+	RDMA_ENTROPY_SRC_NR,
+};
+
+/**
+ * struct rdma_entropy_state - the entropy a QP or AH was given
+ * @flow_label: the flow label it puts in the IPv6 header
+ * @udp_sport: its UDP source port, 0 where each send or AH has its own
+ * @policy: the policy it was given (enum rdma_entropy_policy)
+ * @source: where @flow_label and @udp_sport come from
+ *          (enum rdma_entropy_source)
+ *
+ * A driver keeps the state of each connected QP in its own QP structure,
+ * for the resource dump (rdma_entropy_fill_res_qp()) and the roce_entropy
+ * trace events.  Zeroed, it is RDMA_ENTROPY_SRC_UNSET.
+ */
+struct rdma_entropy_state {
+	u32 flow_label;
+	u16 udp_sport;
+	u8 policy;
+	u8 source;
+};
+
+/**
+ * rdma_entropy_path_state - rdma_entropy_path(), and where its result came from
+ * @st: set to the QP's entropy
+ * @policy: the port's policy
+ * @fl: the flow label of the QP's address, 0 if the consumer set none
+ * @lqpn: local QP number
+ * @rqpn: remote QP number
+ * @base_sport: the port the device uses without entropy
+ */
+static inline void rdma_entropy_path_state(struct rdma_entropy_state *st,
+					   enum rdma_entropy_policy policy,
+					   u32 fl, u32 lqpn, u32 rqpn,
+					   u16 base_sport)
+{
+	u16 sport;
+
+	st->flow_label = rdma_entropy_path(policy, fl, lqpn, rqpn, base_sport,
+					   &sport);
+	st->udp_sport = sport;
+	st->policy = policy;
+	if (fl & IB_GRH_FLOWLABEL_MASK)
+		st->source = RDMA_ENTROPY_SRC_ADDRESS;
+	else if (policy == RDMA_ENTROPY_OFF)
+		st->source = RDMA_ENTROPY_SRC_NONE;
+	else
+		st->source = RDMA_ENTROPY_SRC_QPN;
+}
+
+/*
+ * A QP's state is written when it gets its address and read by the resource
+ * dump at any time, without the QP's locks: field by field, once each.
+ */
+static inline void rdma_entropy_state_store(struct rdma_entropy_state *dst,
+					    const struct rdma_entropy_state *src)
+{
+	WRITE_ONCE(dst->flow_label, src->flow_label);
+	WRITE_ONCE(dst->udp_sport, src->udp_sport);
+	WRITE_ONCE(dst->policy, src->policy);
+	WRITE_ONCE(dst->source, src->source);
+}
+
+static inline void rdma_entropy_state_load(struct rdma_entropy_state *dst,
+					   const struct rdma_entropy_state *src)
+{
+	dst->flow_label = READ_ONCE(src->flow_label);
+	dst->udp_sport = READ_ONCE(src->udp_sport);
+	dst->policy = READ_ONCE(src->policy);
+	dst->source = READ_ONCE(src->source);
+}
+
 enum rdma_entropy_policy rdma_port_entropy(struct ib_device *dev, u32 port);
 void rdma_entropy_set_reply_flow_label(struct ib_device *dev,
 				       struct rdma_ah_attr *attr, u32 fl);
@@ -290,5 +384,7 @@ struct ib_ah *rdma_entropy_create_reply_ah(struct ib_pd *pd,
 					   const struct ib_wc *wc,
 					   const struct ib_grh *grh,
 					   u32 port_num, u32 fl);
+int rdma_entropy_fill_res_qp(struct sk_buff *msg,
+			     const struct rdma_entropy_state *st);
 
 #endif /* _RDMA_ROCE_ENTROPY_H */

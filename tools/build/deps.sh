@@ -2,8 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages the build and the tests need, if any is
 # missing.  Needs root (or sudo) the first time only.
+#   deps.sh         everything: the kernel side, the VM, the tools
+#   deps.sh tools   only the C++ tools' own: their build and GoogleTest
+#                   suites (make tools); no kernel source, QEMU or clang
+#   deps.sh fuzz    the tools' and clang for their fuzzers (make fuzz)
 . "$(dirname "$0")/common.sh"
 
+TOOLS_PACKAGES="
+	cmake g++ pkg-config libpcap-dev libcli11-dev nlohmann-json3-dev
+	librdmacm-dev libibverbs-dev
+	libgtest-dev libgmock-dev libbenchmark-dev clang-format ccache
+"
+FUZZ_PACKAGES="clang libclang-rt-14-dev"
 PACKAGES="
 	linux-source-6.12
 	bc bison flex libelf-dev libssl-dev dwarves cpio kmod make gcc
@@ -11,11 +21,8 @@ PACKAGES="
 	python3-ply python3-git
 	qemu-system-x86 qemu-system-data iproute2 util-linux
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
-	librdmacm-dev libibverbs-dev
 	tshark jq nvme-cli
-	cmake g++ pkg-config libpcap-dev libgtest-dev libgmock-dev libbenchmark-dev
-	libcli11-dev nlohmann-json3-dev clang-format
-	clang libclang-rt-14-dev ccache
+	$TOOLS_PACKAGES $FUZZ_PACKAGES
 "
 
 # install_missing PACKAGE...: apt-get install those not installed.
@@ -46,6 +53,16 @@ install_missing() {
 	say "Debian packages installed"
 }
 
+case ${1:-all} in
+tools | fuzz)
+	# shellcheck disable=SC2086
+	install_missing $TOOLS_PACKAGES $([ "$1" = fuzz ] && echo $FUZZ_PACKAGES)
+	say "Debian packages for the tools: all present"
+	exit 0
+	;;
+all) ;;
+*) die "usage: deps.sh [tools|fuzz]" ;;
+esac
 # shellcheck disable=SC2086
 install_missing $PACKAGES
 # The distribution kernel of the same version as linux-source-6.12, with

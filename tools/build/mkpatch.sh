@@ -12,9 +12,10 @@ if [ -f "$out" ]; then
 fi
 {
 	[ -z "$header" ] || printf '%s\n' "$header"
-	(cd "$(dirname "$a")" && diff -U3 -r "$(basename "$a")" "$(basename "$b")") |
-		sed -e 's|^--- [^/]*/\([^\t]*\).*|--- a/\1|' \
-		    -e 's|^+++ [^/]*/\([^\t]*\).*|+++ b/\1|' |
-		grep -v '^diff -U3'
+	# git's hunk headers: the whole line of the enclosing function
+	(cd "$(dirname "$a")" && GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git diff --no-index --no-color -U3 \
+		"$(basename "$a")" "$(basename "$b")") |
+		sed -e 's|^--- a/[^/]*/|--- a/|' -e 's|^+++ b/[^/]*/|+++ b/|' |
+		grep -v -e '^diff --git ' -e '^index '
 } > "$out.tmp" || true
 mv "$out.tmp" "$out"

@@ -44,7 +44,7 @@ if [ "${1:-}" = test ]; then
 	say "tools: GoogleTest under ASan/UBSan"
 	(cd "$BUILD/tools-asan" && ctest --output-on-failure -j"$JOBS" --output-junit junit.xml)
 	# What "cmake --install" puts under a prefix: the programs, which
-	# run, and their man pages.
+	# run, their man pages and bash completions.
 	stage=$BUILD/tools-install
 	rm -rf "$stage"
 	cmake --install "$BUILD/tools" --prefix "$stage" > "$stage.log" 2>&1 ||
@@ -53,6 +53,12 @@ if [ "${1:-}" = test ]; then
 		"$stage/bin/$prog" --version | grep -qx "$prog [0-9.]*" ||
 			die "$stage/bin/$prog --version does not print its version"
 		[ -f "$stage/share/man/man1/$prog.1" ] || die "no man page $prog.1 installed"
+		[ -f "$stage/share/bash-completion/completions/$prog" ] ||
+			die "no bash completion installed for $prog"
+		if command -v groff >/dev/null &&
+			groff -man -Tutf8 -ww -z "$stage/share/man/man1/$prog.1" 2>&1 | grep .; then
+			die "$prog.1: groff warns (above)"
+		fi
 	done
 	say "tools: cmake --install: $(cd "$stage" && find . -type f | sort | tr '\n' ' ')"
 fi

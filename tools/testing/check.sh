@@ -155,77 +155,84 @@ if [ "$DEBUG" != 1 ]; then
 		count FAIL "clang-format: tools/roce-entropy is formatted (log $LOGS/clang-format.log)"
 	fi
 
-	fuzz_secs=${FUZZ_SECONDS:-30}
-	say "libFuzzer (ASan/UBSan): the capture reader and the command line, $fuzz_secs s each"
-	for t in capture cli; do
-		if timed "fuzz $t" "$REPO/tools/build/fuzz.sh" "$fuzz_secs" "$t" \
-			> "$LOGS/fuzz-$t.log" 2>&1; then
-			count OK "libFuzzer $t: no crash, leak or timeout in $fuzz_secs s"
-		else
-			tail -n 20 "$LOGS/fuzz-$t.log"
-			count FAIL "libFuzzer $t (log $LOGS/fuzz-$t.log)"
-		fi
-	done
 else
 	prereq "C++ tools" "$REPO/tools/build/tools.sh"
 fi
 
-# The distribution kernel (Debian's 6.12 of linux-source's version, which
-# make deps installs): our modules built against it, their CRCs against its
-# modules (kabi-check), then make install through DKMS for it.  make
-# uninstall comes after the VM runs; an installation that was there before
-# is put back.
-dist=
-if [ "$DEBUG" != 1 ] && { [ -z "${RUNS:-}" ] || [[ " $RUNS " == *" dist"* ]]; }; then
-	dist=$(dist_release)
-	say "Linux $dist, the distribution's: modules against its headers, kABI, make install (DKMS)"
-	if timed "modules against Linux $dist (KDIR)" env KDIR="/lib/modules/$dist/build" \
-		"$REPO/tools/build/modules.sh" > "$LOGS/kdir-modules.log" 2>&1; then
-		count OK "make modules KDIR=/lib/modules/$dist/build"
-		"$REPO/tools/build/kabi-check.sh" "$dist" > "$LOGS/kabi.ktap" 2>&1
-		count_file ktap "$LOGS/kabi.ktap" "kABI against Linux $dist"
-	else
-		tail -n 20 "$LOGS/kdir-modules.log"
-		count FAIL "make modules KDIR=/lib/modules/$dist/build (log $LOGS/kdir-modules.log)"
-	fi
-	dkms_before=$(dkms status -m roce-entropy 2>/dev/null | grep -c installed)
-	LOGDIR=$LOGS timed "make install (DKMS) for Linux $dist" \
-		"$TESTING/dkms-check.sh" install "$dist" > "$LOGS/dkms-install.ktap" 2>&1
-	count_file ktap "$LOGS/dkms-install.ktap" "make install (DKMS)"
-fi
-
-# The VM runs and the demo are jobs run VM_JOBS at a time (default 2): a
-# TCG guest keeps about one host core busy, and spends much of a run
-# waiting on itself.  Each job writes its log, its exit status and its
-# time; the results are counted afterwards, in the table's order.
+# From here on three lanes run at once, and their results are counted when
+# all are done, in a fixed order:
+#   VM lane      the rows of tools/testing/runs (longest first) and make
+#                demo, VM_JOBS at a time (default 2: a TCG guest keeps
+#                about one host core busy and spends much of a run
+#                waiting on itself);
+#   fuzz lane    libFuzzer on the capture reader and the command line,
+#                at nice 10, in the VMs' idle time;
+#   dist lane    Debian's own 6.12 kernel (of linux-source's version, which
+#                make deps installs): our modules against its headers and
+#                their CRCs against its modules, make install (DKMS), its
+#                VM run, make uninstall, the VM run that finds the kernel's
+#                own modules, then the Debian packages with apt; a
+#                roce-entropy that was installed before is put back.
+# VM runs of every lane share the VM_JOBS slots.  Each task leaves
+# $LOGS/ID.rc, ID.time and its log or KTAP.
 VM_JOBS=${VM_JOBS:-2}
 [[ $VM_JOBS =~ ^[1-9][0-9]*$ ]] || die "VM_JOBS=$VM_JOBS: give a number of VMs to run at once (1 or more)"
 
-# job NAME CMD...: run CMD in the background once fewer than VM_JOBS jobs
-# run; $LOGS/NAME.rc and NAME.time hold its status and seconds.
-job() {
-	local name=$1
+# task ID CMD...: run CMD (output to $LOGS/ID.log unless redirected by the
+# caller), keep its status and time.
+task() {
+	local id=$1 t=$SECONDS rc
 
 	shift
-	while [ "$(jobs -pr | wc -l)" -ge "$VM_JOBS" ]; do
-		wait -n
-	done
-	say "started: $name"
-	(
-		t=$SECONDS
-		"$@" > "$LOGS/$name.log" 2>&1 < /dev/null
-		echo $? > "$LOGS/$name.rc"
-		echo $((SECONDS - t)) > "$LOGS/$name.time"
-	) &
+	"$@"
+	rc=$?
+	echo $rc > "$LOGS/$id.rc"
+	echo $((SECONDS - t)) > "$LOGS/$id.time"
+	return $rc
 }
 
-# job_rc NAME: the exit status NAME's job left (1 if it left none).
-job_rc() {
+# task_rc ID: the status task ID left (1 if it left none: it never ran).
+task_rc() {
 	cat "$LOGS/$1.rc" 2>/dev/null || echo 1
 }
 
-# vm_job NAME STACK TIMEOUT TEST|VAR=VALUE...: one row of tools/testing/runs.
-vm_job() {
+# task_time ID: its seconds, for the table.
+task_time() {
+	cat "$LOGS/$1.time" 2>/dev/null || echo 0
+}
+
+# vm_slot: wait for one of the VM_JOBS slots; SLOT is then an open file
+# descriptor holding its lock until the process that holds it closes it.
+vm_slot() {
+	local i fd
+
+	while :; do
+		for ((i = 0; i < VM_JOBS; i++)); do
+			exec {fd}> "$LOGS/slot.$i"
+			if flock -n "$fd"; then
+				SLOT=$fd
+				return
+			fi
+			exec {fd}>&-
+		done
+		sleep 1
+	done
+}
+
+# vm_task ID CMD...: task ID once a VM slot is free, holding it until CMD
+# and whatever it started have ended (they inherit the descriptor).
+vm_task() {
+	local id=$1
+
+	shift
+	vm_slot
+	say "started: $id"
+	task "$id" "$@" > "$LOGS/$id.log" 2>&1 < /dev/null
+	exec {SLOT}>&-
+}
+
+# vm_run NAME STACK TIMEOUT TEST|VAR=VALUE...: one row of tools/testing/runs.
+vm_run() {
 	local name=$1 stack=$2 timeout=$3 out=$MODBUILD/vm/$1 w
 	local tests=() env=()
 
@@ -245,84 +252,155 @@ vm_job() {
 	stock) env+=(STOCK=1) ;;
 	dist|dist-removed) env+=(VM_KERNEL="$dist") ;;
 	esac
-	say "VM run $name ($stack stack): $(printf '%s\n' "${tests[@]}" | xargs -n1 basename | sed 's/\.sh$//' | paste -sd' ')"
 	rm -rf "$out"
-	job "vm-$name" env "${env[@]}" VM_OUT="$out" VM_TIMEOUT="$timeout" \
+	vm_task "vm-$name" env "${env[@]}" VM_OUT="$out" VM_TIMEOUT="$timeout" \
 		"$TESTING/vm/run.sh" "${tests[@]}"
+}
+
+# runs_of STACK...: the rows of tools/testing/runs of this mode (and RUNS=)
+# whose stack is one of STACK, as "name stack timeout rest".
+runs_of() {
+	local name stack in timeout rest
+
+	while read -r name stack in timeout rest; do
+		case $name in ''|'#'*) continue ;; esac
+		[[ ",$in," == *",$mode,"* ]] || continue
+		[ -z "${RUNS:-}" ] || [[ " $RUNS " == *" $name "* ]] || continue
+		[[ " $* " == *" $stack "* ]] || continue
+		echo "$name $stack $timeout $rest"
+	done < "$TESTING/runs"
+}
+
+demo=0
+[ "$DEBUG" != 1 ] && [ -z "${RUNS:-}" ] && demo=1
+dist=
+if [ "$DEBUG" != 1 ] && [ -n "$(runs_of dist dist-removed)" ]; then
+	dist=$(dist_release)
+fi
+fuzz_secs=${FUZZ_SECONDS:-30}
+lanes_start=$SECONDS
+
+vm_lane() {
+	local name stack timeout rest
+
+	while read -r name stack timeout rest; do
+		# shellcheck disable=SC2086
+		vm_run "$name" "$stack" "$timeout" $rest &
+		# the next row waits for this one to hold its slot
+		until [ -f "$LOGS/vm-$name.log" ]; do sleep 0.2; done
+	done < <(runs_of ours stock)
+	if [ "$demo" = 1 ]; then
+		vm_task demo "$REPO/tools/demo/demo.sh" &
+	fi
+	wait
+}
+
+fuzz_lane() {
+	local t
+
+	for t in capture cli; do
+		task "fuzz-$t" nice -n 10 "$REPO/tools/build/fuzz.sh" "$fuzz_secs" "$t" \
+			> "$LOGS/fuzz-$t.log" 2>&1
+	done
+}
+
+dist_lane() {
+	local name stack timeout rest before
+
+	task kdir-modules env KDIR="/lib/modules/$dist/build" "$REPO/tools/build/modules.sh" \
+		> "$LOGS/kdir-modules.log" 2>&1 &&
+		task kabi "$REPO/tools/build/kabi-check.sh" "$dist" > "$LOGS/kabi.ktap" 2>&1
+	before=$(dkms status -m roce-entropy 2>/dev/null | grep -c installed)
+	LOGDIR=$LOGS task dkms-install "$TESTING/dkms-check.sh" install "$dist" \
+		> "$LOGS/dkms-install.ktap" 2>&1
+	read -r name stack timeout rest < <(runs_of dist)
+	# shellcheck disable=SC2086
+	[ -z "$name" ] || vm_run "$name" "$stack" "$timeout" $rest
+	LOGDIR=$LOGS task dkms-remove "$TESTING/dkms-check.sh" remove "$dist" \
+		> "$LOGS/dkms-remove.ktap" 2>&1
+	read -r name stack timeout rest < <(runs_of dist-removed)
+	# shellcheck disable=SC2086
+	[ -z "$name" ] || vm_run "$name" "$stack" "$timeout" $rest
+	LOGDIR=$LOGS task deb "$TESTING/dkms-check.sh" package "$dist" > "$LOGS/deb.ktap" 2>&1
+	if [ "$before" != 0 ]; then
+		say "roce-entropy was installed before make check: installing it again"
+		task dkms-reinstall "$REPO/tools/build/dkms.sh" install \
+			> "$LOGS/dkms-reinstall.log" 2>&1
+	fi
+}
+
+say "VM runs, $VM_JOBS at a time$([ "$DEBUG" != 1 ] && echo ", beside libFuzzer")$([ -n "$dist" ] && \
+	echo " and the distribution kernel's install, VM runs and packages"); results when all are done"
+vm_lane > "$LOGS/lane-vm.log" 2>&1 &
+[ "$DEBUG" = 1 ] || fuzz_lane > "$LOGS/lane-fuzz.log" 2>&1 &
+[ -z "$dist" ] || dist_lane > "$LOGS/lane-dist.log" 2>&1 &
+wait
+TIMES+=("lanes: VM runs, fuzzing, distribution kernel (wall)|$((SECONDS - lanes_start))")
+
+# count_task ID DESCRIPTION: one result from a task's status.
+count_task() {
+	TIMES+=("$2|$(task_time "$1")")
+	if [ "$(task_rc "$1")" = 0 ]; then
+		count OK "$2"
+	else
+		tail -n 20 "$LOGS/$1.log" 2>/dev/null
+		count FAIL "$2 (log $LOGS/$1.log)"
+	fi
+}
+
+# count_ktap_task ID FILE DESCRIPTION: the results a task wrote in KTAP.
+count_ktap_task() {
+	TIMES+=("$3|$(task_time "$1")")
+	count_file ktap "$2" "$3"
 }
 
 # vm_count NAME: the results of VM run NAME.
 vm_count() {
 	local name=$1 out=$MODBUILD/vm/$1
 
-	TIMES+=("VM run $name|$(cat "$LOGS/vm-$name.time" 2>/dev/null || echo 0)")
+	say "results of VM run $name"
+	TIMES+=("VM run $name|$(task_time "vm-$name")")
 	count_file ktap "$out/results.ktap" "VM run $name"
 	[ ! -f "$out/kunit.ktap" ] || count_file ktap "$out/kunit.ktap" "KUnit in the VM (kunit.py's JSON)"
-	if [ "$(job_rc "vm-$name")" != 0 ] &&
+	if [ "$(task_rc "vm-$name")" != 0 ] &&
 		! grep -q '^\(not \)\?ok [0-9]* kernel log' "$out/results.ktap" 2>/dev/null; then
 		tail -n 30 "$LOGS/vm-$name.log"
-		count FAIL "VM run $name did not finish (exit $(job_rc "vm-$name"); $out/console.log)"
+		count FAIL "VM run $name did not finish (exit $(task_rc "vm-$name"); $out/console.log)"
 	fi
 }
 
-demo=0
-[ "$DEBUG" != 1 ] && [ -z "${RUNS:-}" ] && demo=1
-say "VM runs, $VM_JOBS at a time; their results follow when all are done"
-vm_start=$SECONDS
-ran=()
-while read -r name stack in timeout rest; do
-	case $name in ''|'#'*) continue ;; esac
-	[[ ",$in," == *",$mode,"* ]] || continue
-	[ -z "${RUNS:-}" ] || [[ " $RUNS " == *" $name "* ]] || continue
-	# after make uninstall, below
-	[ "$stack" = dist-removed ] && continue
-	# shellcheck disable=SC2086
-	vm_job "$name" "$stack" "$timeout" $rest
-	ran+=("$name")
-done < "$TESTING/runs"
-if [ "$demo" = 1 ]; then
-	say "make demo: the ECMP router and the host's routes by UDP source port"
-	job demo "$REPO/tools/demo/demo.sh"
+if [ "$DEBUG" != 1 ]; then
+	say "results of libFuzzer (ASan/UBSan), $fuzz_secs s a target"
+	for t in capture cli; do
+		count_task "fuzz-$t" "libFuzzer $t: no crash, leak or timeout in $fuzz_secs s"
+	done
 fi
-wait
-TIMES+=("VM runs and demo, $VM_JOBS at a time (wall)|$((SECONDS - vm_start))")
-
-for name in "${ran[@]}"; do
-	say "results of VM run $name"
+while read -r name _; do
 	vm_count "$name"
-done
-
+done < <(runs_of ours stock)
 if [ -n "$dist" ]; then
-	say "make uninstall (DKMS) for Linux $dist"
-	LOGDIR=$LOGS "$TESTING/dkms-check.sh" remove "$dist" > "$LOGS/dkms-remove.ktap" 2>&1
-	count_file ktap "$LOGS/dkms-remove.ktap" "make uninstall (DKMS)"
-	while read -r name stack in timeout rest; do
-		[ "$stack" = dist-removed ] || continue
-		[ -z "${RUNS:-}" ] || [[ " $RUNS " == *" $name "* ]] || continue
-		# shellcheck disable=SC2086
-		vm_job "$name" "$stack" "$timeout" $rest
-		wait
-		vm_count "$name"
-	done < "$TESTING/runs"
-	LOGDIR=$LOGS timed "make deb, apt install, apt purge for Linux $dist" \
-		"$TESTING/dkms-check.sh" package "$dist" > "$LOGS/deb.ktap" 2>&1
-	count_file ktap "$LOGS/deb.ktap" "the Debian packages"
-	if [ "$dkms_before" != 0 ]; then
-		say "roce-entropy was installed before make check: installing it again"
-		"$REPO/tools/build/dkms.sh" install > "$LOGS/dkms-reinstall.log" 2>&1 ||
-			count FAIL "installing roce-entropy again, as it was (log $LOGS/dkms-reinstall.log)"
-	fi
+	say "results of Linux $dist, the distribution's"
+	count_task kdir-modules "make modules KDIR=/lib/modules/$dist/build"
+	[ "$(task_rc kdir-modules)" != 0 ] ||
+		count_ktap_task kabi "$LOGS/kabi.ktap" "kABI against Linux $dist"
+	count_ktap_task dkms-install "$LOGS/dkms-install.ktap" "make install (DKMS) for Linux $dist"
+	while read -r name _; do vm_count "$name"; done < <(runs_of dist)
+	count_ktap_task dkms-remove "$LOGS/dkms-remove.ktap" "make uninstall (DKMS)"
+	while read -r name _; do vm_count "$name"; done < <(runs_of dist-removed)
+	count_ktap_task deb "$LOGS/deb.ktap" "make deb, apt install, apt purge for Linux $dist"
+	[ ! -f "$LOGS/dkms-reinstall.rc" ] ||
+		count_task dkms-reinstall "installing roce-entropy again, as it was before make check"
 fi
 
 if [ "$demo" = 1 ]; then
 	say "results of make demo"
-	TIMES+=("make demo|$(cat "$LOGS/demo.time" 2>/dev/null || echo 0)")
+	TIMES+=("make demo|$(task_time demo)")
 	if [ -f "$BUILD/demo/report.json" ]; then
 		while read -r ok what; do
 			if [ "$ok" = true ]; then count OK "demo: $what"; else count FAIL "demo: $what"; fi
 		done < <(jq -r '.runs[] | "\(.ok) \(.act) \(.mix) \(.family) \(.policy): \(.verdict)"' "$BUILD/demo/report.json")
 	fi
-	[ "$(job_rc demo)" = 0 ] ||
+	[ "$(task_rc demo)" = 0 ] ||
 		{ tail -n 20 "$LOGS/demo.log"; count FAIL "make demo's self-check (log $LOGS/demo.log)"; }
 fi
 

@@ -24,9 +24,16 @@
 #include <linux/sysfs.h>
 #include <kunit/visibility.h>
 #include <rdma/ib_sysfs.h>
+#include <rdma/rdma_netlink.h>
 #include <rdma/roce_entropy.h>
 
 #include "core_priv.h"
+
+#define CREATE_TRACE_POINTS
+#include <rdma/roce_entropy_trace.h>
+
+EXPORT_TRACEPOINT_SYMBOL_GPL(roce_entropy_qp);
+EXPORT_TRACEPOINT_SYMBOL_GPL(roce_entropy_ah);
 
 static const char * const rdma_entropy_names[RDMA_ENTROPY_NR] = {
 	[RDMA_ENTROPY_LINUX] = "linux",
@@ -59,6 +66,84 @@ const char *rdma_entropy_name(enum rdma_entropy_policy policy)
 	return rdma_entropy_names[policy];
 }
 EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_name);
+
+static const char * const rdma_entropy_source_names[RDMA_ENTROPY_SRC_NR] = {
+	[RDMA_ENTROPY_SRC_UNSET] = "unset",
+	[RDMA_ENTROPY_SRC_ADDRESS] = "address",
+	[RDMA_ENTROPY_SRC_QPN] = "qpn",
+	[RDMA_ENTROPY_SRC_NONE] = "none",
+	[RDMA_ENTROPY_SRC_PER_SEND] = "per-send",
+	[RDMA_ENTROPY_SRC_PER_AH] = "per-ah",
+	[RDMA_ENTROPY_SRC_PER_QP] = "per-qp",
+};
+
+/**
+ * rdma_entropy_source_name - the name of a source, as the resource dump
+ *                            shows it
+ * @source: the source
+ */
+const char *rdma_entropy_source_name(enum rdma_entropy_source source)
+{
+	if (source >= RDMA_ENTROPY_SRC_NR)
+		return "unknown";
+
+	return rdma_entropy_source_names[source];
+}
+EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_source_name);
+
+/* Whether @source gives the QP one flow label and port for every packet. */
+static bool rdma_entropy_source_fixed(enum rdma_entropy_source source)
+{
+	return source == RDMA_ENTROPY_SRC_ADDRESS ||
+	       source == RDMA_ENTROPY_SRC_QPN ||
+	       source == RDMA_ENTROPY_SRC_NONE ||
+	       source == RDMA_ENTROPY_SRC_PER_QP;
+}
+
+/**
+ * rdma_entropy_fill_res_qp - a QP's entropy in its rdma netlink resource dump
+ * @msg: the dump's message, at the QP's entry
+ * @st: the QP's entropy
+ *
+ * For a driver's fill_res_qp_entry(): the driver attributes "roce_entropy"
+ * (the policy), "roce_fl_source" (where the entropy comes from) and, when
+ * the QP sends every packet with one flow label and port, "roce_flow_label"
+ * and "roce_udp_sport".  `rdma res show qp -dd` prints them.  A QP that has
+ * no entropy yet (RDMA_ENTROPY_SRC_UNSET) gets none.
+ *
+ * Return: 0, or -EMSGSIZE when the message is full.
+ */
+int rdma_entropy_fill_res_qp(struct sk_buff *msg,
+			     const struct rdma_entropy_state *st)
+{
+	struct nlattr *table;
+
+	if (st->source == RDMA_ENTROPY_SRC_UNSET)
+		return 0;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+
+	if (rdma_nl_put_driver_string(msg, "roce_entropy",
+				      rdma_entropy_name(st->policy)) ||
+	    rdma_nl_put_driver_string(msg, "roce_fl_source",
+				      rdma_entropy_source_name(st->source)))
+		goto err;
+	if (rdma_entropy_source_fixed(st->source) &&
+	    (rdma_nl_put_driver_u32_hex(msg, "roce_flow_label",
+					st->flow_label) ||
+	     rdma_nl_put_driver_u32(msg, "roce_udp_sport", st->udp_sport)))
+		goto err;
+
+	nla_nest_end(msg, table);
+	return 0;
+
+err:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
+}
+EXPORT_SYMBOL(rdma_entropy_fill_res_qp);
 
 static unsigned int roce_entropy = RDMA_ENTROPY_LINUX;
 /* Set once ib_core is up: from then on a bad module parameter is refused. */

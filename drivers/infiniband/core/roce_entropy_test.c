@@ -9,7 +9,9 @@
 #include <kunit/test.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
+#include <net/netlink.h>
 #include <rdma/roce_entropy.h>
+#include <uapi/rdma/rdma_netlink.h>
 
 #include "core_priv.h"
 #include "roce_entropy_vectors.h"
@@ -398,29 +400,43 @@ struct path_case {
 	u16 base_sport;
 	u32 expected_fl;
 	u16 expected_sport;
+	enum rdma_entropy_source expected_source;
 };
 
 /*
  * Connected QPs (rxe, mlx5 RC/UC/XRC).  base_sport 0xd000 stands for an
  * mlx5 device whose minimum RoCE source port is not 0xC000.  Expected
- * values from the golden vectors above.
+ * values from the golden vectors above; the source is what the resource
+ * dump shows: the address's flow label, the QPN hash, or none ("off").
  */
+#define QPN RDMA_ENTROPY_SRC_QPN
+#define ADDR RDMA_ENTROPY_SRC_ADDRESS
+#define NONE RDMA_ENTROPY_SRC_NONE
 static const struct path_case path_cases[] = {
-	{ RDMA_ENTROPY_LINUX, 0, 0x12, 0x12, 0xd000, 0, 0xc144 },
-	{ RDMA_ENTROPY_LINUX, 0, 0, 0x11, 0xd000, 0, 0xc000 },
-	{ RDMA_ENTROPY_LINUX, 0x12345, 0x12, 0x12, 0xd000, 0x12345, 0xe341 },
-	{ RDMA_ENTROPY_OFF, 0, 0x12, 0x12, 0xc000, 0, 0xc000 },
-	{ RDMA_ENTROPY_OFF, 0, 0x12, 0x12, 0xd000, 0, 0xd000 },
-	{ RDMA_ENTROPY_OFF, 0xabcde, 0x12, 0x12, 0xd000, 0xabcde, 0xfcf4 },
-	{ RDMA_ENTROPY_RFC, 0, 0x12, 0x12, 0xd000, 0x144, 0xc144 },
-	{ RDMA_ENTROPY_RFC, 0, 0x11, 0x12, 0xc000, 0x132, 0xc132 },
-	{ RDMA_ENTROPY_RFC, 0, 0, 0x11, 0xd000, 0, 0xd000 },
-	{ RDMA_ENTROPY_RFC, 0x12345, 0x12, 0x12, 0xd000, 0x12345, 0xe341 },
-	{ RDMA_ENTROPY_RFC, 0xfff12345, 0x12, 0x12, 0xd000, 0x12345, 0xe341 },
-	{ RDMA_ENTROPY_MIX, 0, 0x12, 0x12, 0xd000, 0xc1c9f, 0xdcaf },
-	{ RDMA_ENTROPY_MIX, 0, 0xffffff, 0xffffff, 0xc000, 0x58b21, 0xcb37 },
-	{ RDMA_ENTROPY_MIX, 0xabcde, 0x12, 0x12, 0xc000, 0xabcde, 0xfcf4 },
+	{ RDMA_ENTROPY_LINUX, 0, 0x12, 0x12, 0xd000, 0, 0xc144, QPN },
+	{ RDMA_ENTROPY_LINUX, 0, 0, 0x11, 0xd000, 0, 0xc000, QPN },
+	{ RDMA_ENTROPY_LINUX, 0x12345, 0x12, 0x12, 0xd000, 0x12345, 0xe341,
+	  ADDR },
+	{ RDMA_ENTROPY_OFF, 0, 0x12, 0x12, 0xc000, 0, 0xc000, NONE },
+	{ RDMA_ENTROPY_OFF, 0, 0x12, 0x12, 0xd000, 0, 0xd000, NONE },
+	{ RDMA_ENTROPY_OFF, 0xabcde, 0x12, 0x12, 0xd000, 0xabcde, 0xfcf4, ADDR },
+	{ RDMA_ENTROPY_RFC, 0, 0x12, 0x12, 0xd000, 0x144, 0xc144, QPN },
+	{ RDMA_ENTROPY_RFC, 0, 0x11, 0x12, 0xc000, 0x132, 0xc132, QPN },
+	{ RDMA_ENTROPY_RFC, 0, 0, 0x11, 0xd000, 0, 0xd000, QPN },
+	{ RDMA_ENTROPY_RFC, 0x12345, 0x12, 0x12, 0xd000, 0x12345, 0xe341, ADDR },
+	{ RDMA_ENTROPY_RFC, 0xfff12345, 0x12, 0x12, 0xd000, 0x12345, 0xe341,
+	  ADDR },
+	/* no bit inside the mask: the consumer set none */
+	{ RDMA_ENTROPY_RFC, 0x100000, 0x12, 0x12, 0xd000, 0x144, 0xc144, QPN },
+	{ RDMA_ENTROPY_MIX, 0, 0x12, 0x12, 0xd000, 0xc1c9f, 0xdcaf, QPN },
+	{ RDMA_ENTROPY_MIX, 0, 0xffffff, 0xffffff, 0xc000, 0x58b21, 0xcb37,
+	  QPN },
+	{ RDMA_ENTROPY_MIX, 0xabcde, 0x12, 0x12, 0xc000, 0xabcde, 0xfcf4, ADDR },
 };
+
+#undef QPN
+#undef ADDR
+#undef NONE
 
 static void path_desc(const struct path_case *c, char *desc)
 {
@@ -440,6 +456,21 @@ static void roce_entropy_path_decision(struct kunit *test)
 						c->rqpn, c->base_sport, &sport),
 			c->expected_fl);
 	KUNIT_EXPECT_EQ(test, sport, c->expected_sport);
+}
+
+/* rdma_entropy_path_state(): the same decision, and where it came from. */
+static void roce_entropy_path_state_decision(struct kunit *test)
+{
+	const struct path_case *c = test->param_value;
+	struct rdma_entropy_state st;
+
+	memset(&st, 0xa5, sizeof(st));
+	rdma_entropy_path_state(&st, c->policy, c->fl, c->lqpn, c->rqpn,
+				c->base_sport);
+	KUNIT_EXPECT_EQ(test, st.flow_label, c->expected_fl);
+	KUNIT_EXPECT_EQ(test, st.udp_sport, c->expected_sport);
+	KUNIT_EXPECT_EQ(test, st.policy, c->policy);
+	KUNIT_EXPECT_EQ(test, st.source, c->expected_source);
 }
 
 struct per_send_case {
@@ -746,6 +777,144 @@ static void roce_entropy_names_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_entropy_parse(rdma_entropy_name(p)), (int)p);
 }
 
+/* ---- the QP's entropy in the rdma netlink resource dump ---- */
+
+struct fill_res_case {
+	const char *desc;
+	struct rdma_entropy_state st;
+	const char *expected;
+};
+
+/*
+ * What `rdma res show qp -dd` would print, key and value of each driver
+ * attribute in order ("0x" for those printed in hexadecimal); "" when the
+ * QP gets no driver table.
+ */
+static const struct fill_res_case fill_res_cases[] = {
+	{ "unset", { 0x144, 0xc144, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_UNSET },
+	  "" },
+	{ "rfc qpn", { 0x144, 0xc144, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_QPN },
+	  "roce_entropy rfc roce_fl_source qpn roce_flow_label 0x144 roce_udp_sport 49476" },
+	{ "mix address",
+	  { 0xabcde, 0xfcf4, RDMA_ENTROPY_MIX, RDMA_ENTROPY_SRC_ADDRESS },
+	  "roce_entropy mix roce_fl_source address roce_flow_label 0xabcde roce_udp_sport 64756" },
+	{ "off none", { 0, 0xc000, RDMA_ENTROPY_OFF, RDMA_ENTROPY_SRC_NONE },
+	  "roce_entropy off roce_fl_source none roce_flow_label 0x0 roce_udp_sport 49152" },
+	{ "linux per-qp", { 0, 0xd872, RDMA_ENTROPY_LINUX,
+			    RDMA_ENTROPY_SRC_PER_QP },
+	  "roce_entropy linux roce_fl_source per-qp roce_flow_label 0x0 roce_udp_sport 55410" },
+	{ "rfc per-send", { 0, 0, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_PER_SEND },
+	  "roce_entropy rfc roce_fl_source per-send" },
+	{ "off per-ah", { 0, 0, RDMA_ENTROPY_OFF, RDMA_ENTROPY_SRC_PER_AH },
+	  "roce_entropy off roce_fl_source per-ah" },
+	{ "bad values", { 0, 0, RDMA_ENTROPY_NR, RDMA_ENTROPY_SRC_NR },
+	  "roce_entropy unknown roce_fl_source unknown" },
+};
+
+static void fill_res_desc(const struct fill_res_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fill_res, fill_res_cases, fill_res_desc);
+
+/*
+ * Render the driver table of @msg as iproute2's rdma prints it: a key, an
+ * optional print type, a value, and again.
+ */
+static void render_driver_table(struct kunit *test, struct sk_buff *msg,
+				char *buf, size_t size)
+{
+	bool key = true, hex = false;
+	struct nlattr *table, *a;
+	size_t len = 0;
+	int rem;
+
+	buf[0] = '\0';
+	if (!msg->len)
+		return;
+	table = (struct nlattr *)msg->data;
+	KUNIT_ASSERT_EQ(test, nla_type(table), RDMA_NLDEV_ATTR_DRIVER);
+	KUNIT_ASSERT_EQ(test, nla_total_size(nla_len(table)), msg->len);
+	nla_for_each_nested(a, table, rem) {
+		switch (nla_type(a)) {
+		case RDMA_NLDEV_ATTR_DRIVER_STRING:
+			len += scnprintf(buf + len, size - len, "%s%s",
+					 len ? " " : "", (char *)nla_data(a));
+			key = !key;
+			break;
+		case RDMA_NLDEV_ATTR_DRIVER_PRINT_TYPE:
+			KUNIT_EXPECT_FALSE(test, key);
+			hex = nla_get_u8(a) == RDMA_NLDEV_PRINT_TYPE_HEX;
+			break;
+		case RDMA_NLDEV_ATTR_DRIVER_U32:
+			KUNIT_EXPECT_FALSE(test, key);
+			len += scnprintf(buf + len, size - len,
+					 hex ? " 0x%x" : " %u", nla_get_u32(a));
+			hex = false;
+			key = true;
+			break;
+		default:
+			KUNIT_FAIL(test, "unexpected attribute %d", nla_type(a));
+		}
+	}
+	KUNIT_EXPECT_TRUE(test, key);
+}
+
+static void roce_entropy_fill_res(struct kunit *test)
+{
+	const struct fill_res_case *c = test->param_value;
+	struct sk_buff *msg;
+	char *buf;
+
+	msg = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	buf = kunit_kzalloc(test, 256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+
+	KUNIT_EXPECT_EQ(test, rdma_entropy_fill_res_qp(msg, &c->st), 0);
+	render_driver_table(test, msg, buf, 256);
+	KUNIT_EXPECT_STREQ(test, buf, c->expected);
+	kfree_skb(msg);
+}
+
+/*
+ * A message without room for the whole table: -EMSGSIZE, and nothing of
+ * the table is left in it; with exactly the room, the table.
+ */
+static void roce_entropy_fill_res_full(struct kunit *test)
+{
+	const struct rdma_entropy_state st = {
+		0x144, 0xc144, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_QPN
+	};
+	unsigned int need, room;
+	struct sk_buff *msg;
+
+	msg = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	KUNIT_ASSERT_EQ(test, rdma_entropy_fill_res_qp(msg, &st), 0);
+	need = msg->len;
+	kfree_skb(msg);
+	KUNIT_ASSERT_GT(test, need, 0);
+
+	for (room = 0; room <= need; room++) {
+		msg = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, msg);
+		skb_put(msg, skb_tailroom(msg) - room);
+		if (room < need) {
+			KUNIT_EXPECT_EQ(test,
+					rdma_entropy_fill_res_qp(msg, &st),
+					-EMSGSIZE);
+			KUNIT_EXPECT_EQ(test, skb_tailroom(msg), room);
+		} else {
+			KUNIT_EXPECT_EQ(test,
+					rdma_entropy_fill_res_qp(msg, &st), 0);
+			KUNIT_EXPECT_EQ(test, skb_tailroom(msg), 0);
+		}
+		kfree_skb(msg);
+	}
+}
+
 static struct kunit_case roce_entropy_hash_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_fold_golden, fold_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_cm_golden, cm_gen_params),
@@ -773,11 +942,14 @@ static struct kunit_suite roce_entropy_hash_suite = {
 
 static struct kunit_case roce_entropy_driver_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_path_decision, path_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_path_state_decision, path_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_ud_per_send_decision,
 			 per_send_gen_params),
 	KUNIT_CASE(roce_entropy_ud_per_send_sport),
 	KUNIT_CASE_PARAM(roce_entropy_reply_flow_label_decision,
 			 reply_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_fill_res, fill_res_gen_params),
+	KUNIT_CASE(roce_entropy_fill_res_full),
 	{}
 };
 

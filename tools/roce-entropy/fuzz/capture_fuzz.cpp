@@ -4,13 +4,16 @@
 // The first byte says what the rest of the input is:
 //   0 mod 4   a capture file (pcap or pcapng), read by read_capture()
 //             through a memfd, then grouped by judge_capture() under every
-//             policy, linux included;
-//   1, 2, 3   one frame for parse_frame(), as Ethernet (VLAN tags
-//             included), Linux cooked (SLL) or Linux cooked v2 (SLL2);
-//             with bit 2 set, the IP and UDP length fields are first made
-//             to end where the frame ends, so that a frame cut anywhere
-//             still parses as far as it goes, and a read past the UDP
-//             payload is a read past the buffer, which ASan sees.
+//             policy, linux included, and as a mixed fleet;
+//   1, 2, 3   one frame for parse_frame(), as Ethernet (VLAN tags, VXLAN,
+//             GRE and ERSPAN, IPv6 extension headers included), Linux
+//             cooked (SLL) or Linux cooked v2 (SLL2); with bit 2 set, the
+//             IP and UDP length fields are first made to end where the
+//             frame ends, so that a frame cut anywhere still parses as far
+//             as it goes, and a read past the UDP payload is a read past
+//             the buffer, which ASan sees; with bit 3 set, the frame was
+//             longer on the wire than captured (by 64 times the first
+//             byte's top four bits, plus one), as under a snap length.
 // Besides the sanitizers, each result is checked against what the reader
 // promises (field widths, every packet in exactly one connection, ...);
 // a broken promise aborts, and libFuzzer reports it as a crash.
@@ -18,7 +21,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <pcap/pcap.h>
+#include <set>
 #include <string>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -46,22 +51,25 @@ void expect(bool ok, const char *promise)
 
 void check_packet(const roce::RocePacket &p)
 {
-	expect(!p.src.empty() && !p.dst.empty(), "a RoCE packet has both addresses");
+	expect(p.src.v6 == p.dst.v6, "both addresses are of one family");
 	expect(p.dest_qp <= 0xFFFFFF, "the destination QPN has 24 bits");
 	expect(!p.src_qp || *p.src_qp <= 0xFFFFFF, "the DETH's source QPN has 24 bits");
 	expect(p.flow_label <= roce::kFlowLabelMask, "the flow label has 20 bits");
-	expect(p.ipv6 || p.flow_label == 0, "IPv4 has no flow label");
+	expect(p.ipv6() || p.flow_label == 0, "IPv4 has no flow label");
 	expect(!p.cm || p.src_qp, "a CM MAD comes with a DETH");
 	if (p.cm) {
-		expect(p.cm->qpn <= 0xFFFFFF, "a CM MAD's QPN has 24 bits");
+		expect(!p.cm->qpn || *p.cm->qpn <= 0xFFFFFF, "a CM MAD's QPN has 24 bits");
 		expect(p.cm->sport.has_value() == p.cm->dport.has_value(),
 		       "rdma_cm ports come in pairs");
 	}
 }
 
-void check_summary(const roce::CaptureSummary &sum, std::size_t packets, roce::Policy policy)
+// POLICY: the one of every host, or nullopt for a mixed fleet.
+void check_summary(const roce::CaptureSummary &sum, std::size_t packets,
+                   std::optional<roce::Policy> policy)
 {
-	unsigned total = 0, inconsistent = 0;
+	using roce::Verdict;
+	unsigned total = 0, counted[3] = {};
 
 	for (const auto &c : sum.connections) {
 		expect(c.packets > 0, "a connection has packets");
@@ -70,11 +78,21 @@ void check_summary(const roce::CaptureSummary &sum, std::size_t packets, roce::P
 		expect(c.qpns.size() <= 2, "a connection has at most two QPNs");
 		expect(c.cm_mads <= c.packets, "CM MADs are packets of their connection");
 		expect(!c.udp_sports.empty(), "a connection has a UDP source port");
+		expect(c.consistent == (c.verdict != Verdict::Disagrees),
+		       "consistent means not disagreeing");
+		expect(c.verdict != Verdict::Agrees || (c.mismatched == 0 && c.unpredicted == 0),
+		       "an agreeing connection has every packet on its prediction");
+		expect(c.verdict != Verdict::Unjudged || (c.unpredicted > 0 && c.mismatched == 0),
+		       "an unjudged connection has packets without a prediction, none off one");
+		expect(c.unpredicted == 0 || !c.unjudged_reason.empty(),
+		       "packets without a prediction come with the reason");
+		expect(c.verdict != Verdict::Agrees || !c.judged_by.empty(),
+		       "an agreeing connection says what judged it");
 		// (linux predicts per kind of packet and sending QP: no such bound)
-		expect(policy == roce::Policy::Linux || !c.consistent || c.udp_sports.size() == 1,
-		       "a consistent connection has one UDP source port");
-		expect(!c.consistent || c.mismatched == 0,
-		       "a consistent connection has no packet off its prediction");
+		if (policy && *policy != roce::Policy::Linux && c.verdict == Verdict::Agrees &&
+		    c.expected_flow_label)
+			expect(c.udp_sports == std::set{roce::udp_sport(*c.expected_flow_label)},
+			       "an agreeing connection of one flow label has its port");
 		expect(c.mismatched + c.unpredicted <= c.packets,
 		       "mismatched and unpredicted packets are packets of their connection");
 		expect(c.forward.cm_packets + c.reverse.cm_packets == c.cm_mads,
@@ -84,11 +102,13 @@ void check_summary(const roce::CaptureSummary &sum, std::size_t packets, roce::P
 		expect(!c.expected_flow_label || *c.expected_flow_label <= roce::kFlowLabelMask,
 		       "the expected flow label has 20 bits");
 		total += c.packets;
-		inconsistent += !c.consistent;
+		counted[static_cast<int>(c.verdict)]++;
 	}
 	expect(total == packets, "every packet is in exactly one connection");
 	expect(sum.packets == total, "the summary counts every packet");
-	expect(sum.inconsistent == inconsistent, "the summary counts what disagrees");
+	expect(sum.agree == counted[0] && sum.inconsistent == counted[1] &&
+	           sum.unjudged == counted[2],
+	       "the summary counts each verdict");
 	expect(sum.distinct_udp_sports <= total, "no more ports than packets");
 }
 
@@ -100,16 +120,24 @@ void judge(const std::vector<roce::RocePacket> &packets)
 		check_summary(roce::judge_capture(packets, policy, 0x5A5A5), packets.size(),
 		              policy);
 	}
+	if (packets.empty())
+		return;
+	// A mixed fleet: the first packet's sender under linux, its receiver
+	// under mix, the rest under rfc.
+	roce::JudgeConfig cfg;
+	cfg.hosts[packets[0].src] = roce::Policy::Linux;
+	cfg.hosts.emplace(packets[0].dst, roce::Policy::Mix);
+	check_summary(roce::judge_capture(packets, cfg), packets.size(), std::nullopt);
 }
 
 void fuzz_capture_file(const std::uint8_t *data, std::size_t size)
 {
 	if (ftruncate(capture_fd, 0) || pwrite(capture_fd, data, size, 0) != ssize_t(size))
 		broken("the memfd takes the input");
-	unsigned not_roce = 0, malformed = 0;
+	roce::ReadCounts counts;
 	std::vector<roce::RocePacket> packets;
 	try {
-		packets = roce::read_capture(capture_path, not_roce, malformed);
+		packets = roce::read_capture(capture_path, counts);
 	} catch (const roce::CaptureError &) {
 		return; // not a capture, or a link type it refuses: a clean error
 	}
@@ -134,7 +162,8 @@ void fit_lengths(int linktype, std::vector<std::uint8_t> &frame)
 
 	if (linktype == DLT_EN10MB) {
 		while (off + 2 <= frame.size() && ((frame[off] == 0x81 && frame[off + 1] == 0x00) ||
-		                                   (frame[off] == 0x88 && frame[off + 1] == 0xA8)))
+		                                   (frame[off] == 0x88 && frame[off + 1] == 0xA8) ||
+		                                   (frame[off] == 0x91 && frame[off + 1] == 0x00)))
 			off += 4; // VLAN tags
 		off += 2;
 	}
@@ -152,7 +181,8 @@ void fit_lengths(int linktype, std::vector<std::uint8_t> &frame)
 	}
 }
 
-void fuzz_frame(int linktype, bool fit, const std::uint8_t *data, std::size_t size)
+void fuzz_frame(int linktype, bool fit, std::size_t more, const std::uint8_t *data,
+                std::size_t size)
 {
 	// A copy of exactly SIZE bytes, so that ASan sees a read past the end.
 	std::vector<std::uint8_t> frame(data, data + size);
@@ -161,8 +191,10 @@ void fuzz_frame(int linktype, bool fit, const std::uint8_t *data, std::size_t si
 	if (fit)
 		fit_lengths(linktype, frame);
 
-	if (roce::parse_frame(linktype, frame.data(), frame.size(), pkt) != roce::ParseStatus::Roce)
+	if (roce::parse_frame(linktype, frame.data(), frame.size(), pkt, frame.size() + more) !=
+	    roce::ParseStatus::Roce)
 		return;
+	expect(pkt.cut == (more > 0), "a packet cut by the snap length says so");
 	check_packet(pkt);
 	judge({pkt, pkt});
 }
@@ -185,19 +217,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 	if (size == 0)
 		return -1;
 	const bool fit = data[0] & 4;
+	const std::size_t more = data[0] & 8 ? 1 + 64u * (data[0] >> 4) : 0;
 
 	switch (data[0] % 4) {
 	case 0:
 		fuzz_capture_file(data + 1, size - 1);
 		break;
 	case 1:
-		fuzz_frame(DLT_EN10MB, fit, data + 1, size - 1);
+		fuzz_frame(DLT_EN10MB, fit, more, data + 1, size - 1);
 		break;
 	case 2:
-		fuzz_frame(DLT_LINUX_SLL, fit, data + 1, size - 1);
+		fuzz_frame(DLT_LINUX_SLL, fit, more, data + 1, size - 1);
 		break;
 	default:
-		fuzz_frame(DLT_LINUX_SLL2, fit, data + 1, size - 1);
+		fuzz_frame(DLT_LINUX_SLL2, fit, more, data + 1, size - 1);
 		break;
 	}
 	return 0;

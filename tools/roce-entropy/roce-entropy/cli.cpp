@@ -18,13 +18,14 @@ CLI::App *add_flow_label(CLI::App &app, FlowLabelArgs &a)
 	auto *cmd = app.add_subcommand("flow-label",
 	                               "the flow label and UDP source port the kernel would use");
 	cmd->add_option("--policy", a.policy, "off, rfc, mix or linux")->required();
-	auto *cm_opt =
-	    cmd->add_option("--cm-ports", a.cm_ports, "rdma_cm source and destination ports")
-	        ->expected(2);
+	auto *cm_opt = number_option(cmd->add_option("--cm-ports", a.cm_ports,
+	                                             "rdma_cm source and destination ports"))
+	                   ->expected(2);
 	auto *qpn_opt =
-	    cmd->add_option("--qpn", a.qpns, "local and remote QP numbers")->expected(2);
+	    number_option(cmd->add_option("--qpn", a.qpns, "local and remote QP numbers"))
+	        ->expected(2);
 	cm_opt->excludes(qpn_opt);
-	cmd->add_option("--flow-label", a.app_fl, "the application's flow label");
+	number_option(cmd->add_option("--flow-label", a.app_fl, "the application's flow label"));
 	cmd->add_flag("--json", a.json, "print JSON");
 	return cmd;
 }
@@ -37,7 +38,8 @@ struct UdpSportArgs {
 CLI::App *add_udp_sport(CLI::App &app, UdpSportArgs &a)
 {
 	auto *cmd = app.add_subcommand("udp-sport", "the UDP source port folded from a flow label");
-	cmd->add_option("--flow-label", a.flow_label, "20-bit flow label")->required();
+	number_option(cmd->add_option("--flow-label", a.flow_label, "20-bit flow label"))
+	    ->required();
 	cmd->add_flag("--json", a.json, "print JSON");
 	return cmd;
 }
@@ -53,10 +55,10 @@ CLI::App *add_simulate(CLI::App &app, SimulateArgs &a)
 	                "seq-ports, random-ports, seq-qpns, offset-qpns, stride8-qpns, "
 	                "random-qpns");
 	cmd->add_option("--switch-hash", a.hash, "crc16, crc32, xor, jhash");
-	cmd->add_option("-n,--connections", a.connections, "connections");
-	cmd->add_option("-m,--paths", a.paths, "ECMP paths");
-	cmd->add_option("--trials", a.trials, "trials of random inputs");
-	cmd->add_option("--offset", a.offset, "k of offset-qpns");
+	number_option(cmd->add_option("-n,--connections", a.connections, "connections"));
+	number_option(cmd->add_option("-m,--paths", a.paths, "ECMP paths"));
+	number_option(cmd->add_option("--trials", a.trials, "trials of random inputs"));
+	number_option(cmd->add_option("--offset", a.offset, "k of offset-qpns"));
 	cmd->add_flag("--grid", a.grid, "the whole grid, with a summary");
 	cmd->add_option("--svg", a.svg, "write a chart of the load per path (not --grid)");
 	cmd->add_flag("--json", a.json, "print JSON");
@@ -67,14 +69,39 @@ CLI::App *add_pcap(CLI::App &app, PcapArgs &a)
 {
 	auto *cmd = app.add_subcommand(
 	    "pcap", "group a capture's RoCE v2 packets into connections and check their ports "
-	            "(exit 1 when one disagrees)");
+	            "(exit 1 when one disagrees, 3 when one is unjudged)");
 	cmd->add_option("file", a.file, "pcap or pcapng file")->required();
 	cmd->add_option("--policy", a.policy,
 	                "off, rfc, mix or linux (stock 6.12 rxe) (default rfc)");
-	cmd->add_option("--flow-label", a.app_fl, "the flow label the application set (it wins)");
+	number_option(cmd->add_option("--flow-label", a.app_fl,
+	                              "the flow label the application set (it wins)"));
 	cmd->add_option("--port-flow-label", a.port_fls,
 	                "PORT:FL: the flow label the application of the rdma_cm service on "
 	                "PORT set (wins over --flow-label there); repeatable");
+	cmd->add_option("--policy-for", a.policy_for,
+	                "HOST=POLICY: the policy of the host at this IPv4 or IPv6 address "
+	                "(--policy for the others); repeatable");
+	cmd->add_flag("--json", a.json, "print JSON");
+	return cmd;
+}
+
+CLI::App *add_audit(CLI::App &app, AuditArgs &a)
+{
+	auto *cmd = app.add_subcommand(
+	    "audit", "judge the entropy the kernel programmed into each QP of this host (rdma res "
+	             "show) against its policy (exit 1 when one disagrees, 3 when none could be "
+	             "judged)");
+	cmd->add_option("--qp", a.qp_file,
+	                "the saved output of 'rdma -j -dd res show qp' (default: run rdma)");
+	cmd->add_option("--cm-id", a.cm_id_file,
+	                "the saved output of 'rdma -j res show cm_id', with --qp");
+	cmd->add_option("--rdma", a.rdma, "the rdma program of iproute2 (default rdma)");
+	cmd->add_option("--port-flow-label", a.port_fls,
+	                "PORT:FL: the flow label the application of the rdma_cm service on "
+	                "PORT set; repeatable");
+	number_option(cmd->add_option("--base-sport", a.base_sport,
+	                              "the devices' UDP source port without entropy"),
+	              "0xC000, rxe's");
 	cmd->add_flag("--json", a.json, "print JSON");
 	return cmd;
 }
@@ -102,6 +129,7 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	SimulateArgs sim_args;
 	PcapArgs pcap_args;
 	EcmpReportArgs ecmp_args;
+	AuditArgs audit_args;
 
 	app.require_subcommand(1);
 	const auto *fl_cmd = add_flow_label(app, fl_args);
@@ -109,11 +137,14 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	const auto *sim_cmd = add_simulate(app, sim_args);
 	const auto *pcap_sub = add_pcap(app, pcap_args);
 	const auto *ecmp_cmd = add_ecmp_report(app, ecmp_args);
+	const auto *audit_sub = add_audit(app, audit_args);
 	return run_app(app, argc, argv, out, err, [&] {
 		if (pcap_sub->parsed())
 			return pcap_cmd(pcap_args, out);
 		if (ecmp_cmd->parsed())
 			return ecmp_report_cmd(ecmp_args, out);
+		if (audit_sub->parsed())
+			return audit_cmd(audit_args, out);
 		if (sim_cmd->parsed())
 			return simulate_cmd(sim_args, out);
 		if (fl_cmd->parsed())

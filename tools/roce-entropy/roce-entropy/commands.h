@@ -13,6 +13,9 @@
 namespace roce
 {
 
+// The exit statuses (cli.h).
+inline constexpr int kExitOk = 0, kExitDisagrees = 1, kExitUsage = 2, kExitUnjudged = 3;
+
 struct FlowLabelArgs {
 	std::string policy;
 	std::vector<std::string> cm_ports;
@@ -40,10 +43,18 @@ int simulate_cmd(const SimulateArgs &args, std::ostream &out);
 
 struct PcapArgs {
 	std::string file, policy = "rfc", app_fl;
-	std::vector<std::string> port_fls; // PORT:FL
+	std::vector<std::string> port_fls;   // PORT:FL
+	std::vector<std::string> policy_for; // HOST=POLICY
 	bool json = false;
 };
 int pcap_cmd(const PcapArgs &args, std::ostream &out);
+
+struct AuditArgs {
+	std::string qp_file, cm_id_file, rdma = "rdma", base_sport;
+	std::vector<std::string> port_fls; // PORT:FL
+	bool json = false;
+};
+int audit_cmd(const AuditArgs &args, std::ostream &out);
 
 struct EcmpReportArgs {
 	std::string input, svg, output;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// pcap: a capture's RoCE v2 connections judged against a policy; exit 1
-// when one disagrees.
+// pcap: a capture's RoCE v2 connections judged against a policy, per host
+// where --policy-for says; the exit status says how it went (cli.h).
 #include <map>
 #include <optional>
 
@@ -33,6 +33,26 @@ std::map<std::uint16_t, std::uint32_t> port_flow_labels(const std::vector<std::s
 	return m;
 }
 
+// --policy-for HOST=POLICY: an IPv4 or IPv6 address, once each.
+std::map<IpAddr, Policy> host_policies(const std::vector<std::string> &args)
+{
+	std::map<IpAddr, Policy> m;
+
+	for (const auto &a : args) {
+		const auto eq = a.find('=');
+		if (eq == std::string::npos)
+			throw UsageError("--policy-for " + a + ": HOST=POLICY expected");
+		const auto host = IpAddr::parse(a.substr(0, eq));
+		if (!host)
+			throw UsageError("--policy-for " + a + ": '" + a.substr(0, eq) +
+			                 "' is not an IPv4 or IPv6 address");
+		if (!m.emplace(*host, policy_arg(a.substr(eq + 1))).second)
+			throw UsageError("--policy-for " + a + ": " + host->text() +
+			                 " given twice");
+	}
+	return m;
+}
+
 json prediction_json(std::uint32_t fl)
 {
 	return {{"flow_label", fl}, {"udp_sport", udp_sport(fl)}};
@@ -54,7 +74,8 @@ json direction_json(const Direction &d, bool ipv6)
 		attrs[cm_attr_name(attr)] = n;
 	for (const auto &[ifindex, n] : d.interfaces)
 		interfaces[std::to_string(ifindex)] = n;
-	return {{"packets", d.packets},
+	return {{"policy", policy_name(d.policy)},
+	        {"packets", d.packets},
 	        {"cm_packets", d.cm_packets},
 	        {"cm_messages", attrs},
 	        {"data_packets", d.packets - d.cm_packets},
@@ -137,11 +158,20 @@ std::string connection_text(const Connection &c, unsigned n)
 		     (c.ipv6 ? " / " + hex(*c.expected_flow_label, 5) : "");
 	else if (c.expected_cm || c.forward.expected_data || c.reverse.expected_data)
 		s += "; expected " + per_kind_text(c);
-	else
-		s += "; nothing to predict from: one port expected";
-	s += ": " + std::string(c.consistent ? "ok" : "DISAGREES");
-	if (c.mismatched)
-		s += " (" + std::to_string(c.mismatched) + " packets off their prediction)";
+	switch (c.verdict) {
+	case Verdict::Agrees:
+		s += ": ok";
+		break;
+	case Verdict::Disagrees:
+		s += ": DISAGREES";
+		if (c.mismatched)
+			s += " (" + std::to_string(c.mismatched) + " packets off their prediction)";
+		break;
+	case Verdict::Unjudged:
+		s += ": UNJUDGED (" + std::to_string(c.unpredicted) +
+		     " packets: " + c.unjudged_reason + ')';
+		break;
+	}
 	return s + '\n';
 }
 
@@ -174,51 +204,97 @@ Record connection_record(const Connection &c, unsigned n)
 	    .add_json("mismatched", c.mismatched)
 	    .add_json("unpredicted", c.unpredicted)
 	    .add_json("consistent", c.consistent)
+	    .add_json("verdict", verdict_name(c.verdict))
+	    .add_json("judged_by", c.judged_by)
+	    .add_json("unjudged_reason",
+	              c.unjudged_reason.empty() ? json(nullptr) : json(c.unjudged_reason))
 	    .add_json("predicted", predictions_json(c))
 	    .add_text(connection_text(c, n));
 	return r;
 }
 
+// The summary's text: the verdicts, the packets, what was skipped.
+std::string summary_text(const CaptureSummary &sum, const ReadCounts &rc, const JudgeConfig &cfg)
+{
+	std::string policies(policy_name(cfg.policy));
+	for (const auto &[host, policy] : cfg.hosts)
+		policies +=
+		    std::string(", ") + std::string(policy_name(policy)) + " on " + host.text();
+	std::string s = format("summary: %zu connections: %u ok, %u disagree with %s, %u unjudged; "
+	                       "%u RoCE v2 packets, %u distinct UDP source ports; skipped %u "
+	                       "other, %u malformed and %u truncated frames\n",
+	                       sum.connections.size(), sum.agree, sum.inconsistent,
+	                       policies.c_str(), sum.unjudged, sum.packets, sum.distinct_udp_sports,
+	                       rc.not_roce, rc.malformed, rc.truncated);
+	if (rc.cut)
+		s += format("  %u packets cut by the snap length, read as far as kept\n", rc.cut);
+	if (sum.connections.empty())
+		s += "  nothing judged: no RoCE v2 connection in the capture\n";
+	return s;
+}
+
 } // namespace
 
-// Judge a capture: exit 1 when a connection disagrees with the policy.
+// Judge a capture: exit 1 when a connection disagrees, 3 when none does but
+// one is unjudged or there is none.
 int pcap_cmd(const PcapArgs &args, std::ostream &out)
 {
-	const Policy policy = policy_arg(args.policy);
-	std::uint32_t app_fl = 0;
-	unsigned not_roce, malformed;
+	JudgeConfig cfg;
 
+	cfg.policy = policy_arg(args.policy);
+	cfg.hosts = host_policies(args.policy_for);
 	if (!args.app_fl.empty())
-		app_fl = static_cast<std::uint32_t>(
+		cfg.app_fl = static_cast<std::uint32_t>(
 		    parse_number(args.app_fl, kFlowLabelMask, "flow label"));
-	const auto port_fl = port_flow_labels(args.port_fls);
-	std::vector<RocePacket> packets;
+	cfg.port_fl = port_flow_labels(args.port_fls);
+
+	CaptureJudge judge(cfg);
+	ReadCounts rc;
 	try {
-		packets = read_capture(args.file, not_roce, malformed);
+		rc = read_capture(args.file, [&](const RocePacket &p) { judge.add(p); });
 	} catch (const CaptureError &e) {
 		throw UsageError(e.what());
 	}
-	const CaptureSummary sum = judge_capture(packets, policy, app_fl, port_fl);
+	const CaptureSummary sum = judge.finish();
 
-	std::vector<Record> conns;
-	for (const auto &c : sum.connections)
-		conns.push_back(connection_record(c, static_cast<unsigned>(conns.size() + 1)));
+	// Each connection is printed as soon as it is described: a capture of
+	// many keeps one at a time.  The JSON is the one object of every
+	// command, its connections first.
+	if (args.json)
+		out << "{\"connections\":[";
+	for (std::size_t i = 0; i < sum.connections.size(); i++) {
+		const Record c =
+		    connection_record(sum.connections[i], static_cast<unsigned>(i + 1));
+		if (args.json)
+			out << (i ? "," : "") << c.json();
+		else
+			out << c.text();
+	}
+	json hosts = json::object();
+	for (const auto &[host, policy] : cfg.hosts)
+		hosts[host.text()] = policy_name(policy);
+	const int status = sum.inconsistent                          ? kExitDisagrees
+	                   : sum.unjudged || sum.connections.empty() ? kExitUnjudged
+	                                                             : kExitOk;
 	Record r;
-	r.add_json("policy", policy_name(policy))
-	    .add("connections", conns)
+	r.add_json("policy", policy_name(cfg.policy))
+	    .add_json("policy_for", hosts)
 	    .add_json("packets", sum.packets)
-	    .add_json("not_roce", not_roce)
-	    .add_json("malformed", malformed)
+	    .add_json("not_roce", rc.not_roce)
+	    .add_json("malformed", rc.malformed)
+	    .add_json("truncated", rc.truncated)
+	    .add_json("cut", rc.cut)
 	    .add_json("distinct_udp_sports", sum.distinct_udp_sports)
+	    .add_json("agree", sum.agree)
 	    .add_json("inconsistent", sum.inconsistent)
-	    .add_text(format("summary: %zu connections, %u RoCE v2 packets, %u distinct UDP "
-	                     "source ports, %u disagree with %s; skipped %u other and %u "
-	                     "malformed frames\n",
-	                     sum.connections.size(), sum.packets, sum.distinct_udp_sports,
-	                     sum.inconsistent, std::string(policy_name(policy)).c_str(), not_roce,
-	                     malformed));
-	print(r, args.json, out);
-	return sum.inconsistent ? 1 : 0;
+	    .add_json("unjudged", sum.unjudged)
+	    .add_json("exit_status", status)
+	    .add_text(summary_text(sum, rc, cfg));
+	if (args.json)
+		out << "]," << r.json().dump().substr(1) << '\n';
+	else
+		out << r.text();
+	return status;
 }
 
 } // namespace roce

@@ -14,8 +14,6 @@ namespace roce
 namespace
 {
 
-constexpr int kParsed = -1; // run_app(): the options are good
-
 sockaddr_storage parse_addr(const std::string &text, std::uint16_t port, const char *what)
 {
 	sockaddr_storage ss{};
@@ -116,33 +114,37 @@ std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOption
 	Args srv;
 	auto *srv_cmd = app.add_subcommand("server", "echo every message back");
 	srv_cmd->add_option("--bind", srv.bind, "local address to listen on")->required();
-	srv_cmd->add_option("--port", srv.port, "rdma_cm port (default 7471)");
-	srv_cmd->add_option("--connections", srv.connections,
-	                    "exit after serving this many (default: until killed)");
-	srv_cmd->add_option("--size", srv.size, "largest message (default 64)");
+	number_option(srv_cmd->add_option("--port", srv.port, "rdma_cm port"));
+	number_option(srv_cmd->add_option("--connections", srv.connections,
+	                                  "exit after serving this many (default: until killed)"));
+	number_option(srv_cmd->add_option("--size", srv.size, "largest message"));
 	srv_cmd->add_flag("--close-at-once", srv.close_at_once,
 	                  "once the echo of a connection's last message has completed, "
 	                  "disconnect, destroy its ID and its QP at once");
-	srv_cmd->add_option("--messages", srv.messages,
-	                    "with --close-at-once: round trips per connection (default 10)");
+	number_option(srv_cmd->add_option("--messages", srv.messages,
+	                                  "with --close-at-once: round trips per connection"),
+	              "10");
 
 	Args cli;
 	auto *cli_cmd = app.add_subcommand("client", "connect and ping");
 	cli_cmd->add_option("--bind", cli.bind, "local address")->required();
 	cli_cmd->add_option("--server", cli.server, "the server's address")->required();
-	cli_cmd->add_option("--port", cli.port, "rdma_cm port (default 7471)");
-	cli_cmd->add_option("--connections", cli.connections, "connections at once (default 1)");
-	cli_cmd->add_option("--messages", cli.messages, "round trips each (default 10)");
-	cli_cmd->add_option("--size", cli.size, "bytes per message (default 64)");
-	cli_cmd->add_option("--flow-label", cli.flow_label,
-	                    "the application's IPv6 flow label (sin6_flowinfo)");
+	number_option(cli_cmd->add_option("--port", cli.port, "rdma_cm port"));
+	number_option(cli_cmd->add_option("--connections", cli.connections, "connections at once"),
+	              "1");
+	number_option(cli_cmd->add_option("--messages", cli.messages, "round trips each"), "10");
+	number_option(cli_cmd->add_option("--size", cli.size, "bytes per message"));
+	number_option(cli_cmd->add_option("--flow-label", cli.flow_label,
+	                                  "the application's IPv6 flow label (sin6_flowinfo)"));
 	cli_cmd->add_option("--until", cli.until,
 	                    "after the messages, ping every 100 ms until FILE exists");
-	cli_cmd->add_option("--sport-base", cli.sport_base,
-	                    "bind connection i to rdma_cm port BASE + i (default: rdma_cm picks)");
-	cli_cmd->add_option("--cycles", cli.cycles,
-	                    "connect, ping, disconnect N times in a row and print the rate");
-	cli_cmd->add_option("--timeout", cli.timeout, "seconds per connection step (default 20)");
+	number_option(cli_cmd->add_option(
+	    "--sport-base", cli.sport_base,
+	    "bind connection i to rdma_cm port BASE + i (default: rdma_cm picks)"));
+	number_option(
+	    cli_cmd->add_option("--cycles", cli.cycles,
+	                        "connect, ping, disconnect N times in a row and print the rate"));
+	number_option(cli_cmd->add_option("--timeout", cli.timeout, "seconds per connection step"));
 	cli_cmd->add_flag("--close-at-once", cli.close_at_once,
 	                  "after the round trips, disconnect, destroy the ID and the QP at once, "
 	                  "without waiting for DISCONNECTED");
@@ -151,16 +153,12 @@ std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOption
 	                  "on)");
 	cli_cmd->add_flag("--json", cli.json, "print JSON");
 
-	const int status = run_app(app, argc, argv, out, err, [&] {
+	return parse_app(app, argc, argv, out, err, [&] {
 		if (srv_cmd->parsed())
 			fill(srv, true, opts);
 		else
 			fill(cli, false, opts);
-		return kParsed;
 	});
-	if (status != kParsed)
-		return status;
-	return std::nullopt;
 }
 
 } // namespace roce

@@ -12,8 +12,6 @@ namespace roce
 namespace
 {
 
-constexpr int kParsed = -1; // run_app(): the options are good
-
 struct Args {
 	std::string dev_a, dev_b, port = "1", gid_a, gid_b, pairs = "1", batch = "256", size = "16",
 	                          policy, timeout = "20", transport = "rc", round_trips = "0";
@@ -22,13 +20,12 @@ struct Args {
 
 void fill(const Args &args, QpsOptions &opts)
 {
-	opts.dev_a = args.dev_a;
-	opts.dev_b = args.dev_b;
-	if (opts.dev_a.empty() || opts.dev_b.empty())
-		throw UsageError("device names must not be empty");
+	const auto devs = device_pair_arg(args.dev_a, args.dev_b, args.gid_a, args.gid_b);
+	opts.dev_a = devs.a;
+	opts.dev_b = devs.b;
+	opts.gid_a = devs.gid_a;
+	opts.gid_b = devs.gid_b;
 	opts.port = number_arg(args.port, 1, 255, "port");
-	opts.gid_a = number_arg(args.gid_a, 0, 255, "GID index");
-	opts.gid_b = number_arg(args.gid_b, 0, 255, "GID index");
 	opts.pairs = number_arg(args.pairs, 1, 65536, "pairs");
 	opts.batch = number_arg(args.batch, 1, 4096, "batch");
 	opts.size = number_arg(args.size, 4, 4096, "size");
@@ -55,31 +52,25 @@ std::optional<int> parse_qps_args(int argc, const char *const *argv, QpsOptions 
 
 	app.add_option("--dev-a", args.dev_a, "the sending device")->required();
 	app.add_option("--dev-b", args.dev_b, "the receiving device")->required();
-	app.add_option("--gid-a", args.gid_a, "RoCE v2 GID index on A")->required();
-	app.add_option("--gid-b", args.gid_b, "RoCE v2 GID index on B")->required();
-	app.add_option("--port", args.port, "IB port number on both (default 1)");
-	app.add_option("--pairs", args.pairs, "QP pairs (default 1, at most 65536)");
-	app.add_option("--batch", args.batch, "sends in flight at once (default 256)");
-	app.add_option("--size", args.size, "bytes per message (default 16)");
+	number_option(app.add_option("--gid-a", args.gid_a, "RoCE v2 GID index on A"))->required();
+	number_option(app.add_option("--gid-b", args.gid_b, "RoCE v2 GID index on B"))->required();
+	number_option(app.add_option("--port", args.port, "IB port number on both"));
+	number_option(app.add_option("--pairs", args.pairs, "QP pairs (at most 65536)"));
+	number_option(app.add_option("--batch", args.batch, "sends in flight at once"));
+	number_option(app.add_option("--size", args.size, "bytes per message"));
 	app.add_option("--policy", args.policy,
 	               "predict each pair's port and flow label under off, rfc, mix or linux");
-	app.add_option("--timeout", args.timeout,
-	               "seconds without a completion before giving up (default 20)");
+	number_option(app.add_option("--timeout", args.timeout,
+	                             "seconds without a completion before giving up"));
 	app.add_option("--transport", args.transport,
-	               "rc: RC QPs connected by QPN (default); ud: UD QPs, an address handle "
-	               "per peer");
-	app.add_option("--round-trips", args.round_trips,
-	               "round trips per pair, B answering each message (default 0: one send "
-	               "from A to B)");
+	               "rc: RC QPs connected by QPN; ud: UD QPs, an address handle per peer")
+	    ->capture_default_str();
+	number_option(app.add_option("--round-trips", args.round_trips,
+	                             "round trips per pair, B answering each message (0: one "
+	                             "send from A to B)"));
 	app.add_flag("--json", args.json, "print JSON, with every pair");
 
-	const int status = run_app(app, argc, argv, out, err, [&] {
-		fill(args, opts);
-		return kParsed;
-	});
-	if (status != kParsed)
-		return status;
-	return std::nullopt;
+	return parse_app(app, argc, argv, out, err, [&] { fill(args, opts); });
 }
 
 // With q = 1 - 1/N and r = 1 - 2/N, the number of empty slots Z after n

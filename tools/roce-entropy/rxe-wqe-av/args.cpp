@@ -10,8 +10,6 @@ namespace roce::wqe_av
 namespace
 {
 
-constexpr int kParsed = -1; // run_app(): the options are good
-
 struct Args {
 	std::string send_dev, recv_dev, send_gid, recv_gid, dmac, av_flow_label = "0",
 	                                                          av_sgid_index, timeout = "10";
@@ -20,12 +18,12 @@ struct Args {
 
 void fill(const Args &args, Options &opts)
 {
-	opts.send_dev = args.send_dev;
-	opts.recv_dev = args.recv_dev;
-	if (opts.send_dev.empty() || opts.recv_dev.empty())
-		throw UsageError("device names must not be empty");
-	opts.send_gid = number_arg(args.send_gid, 0, 255, "GID index");
-	opts.recv_gid = number_arg(args.recv_gid, 0, 255, "GID index");
+	const auto devs =
+	    device_pair_arg(args.send_dev, args.recv_dev, args.send_gid, args.recv_gid);
+	opts.send_dev = devs.a;
+	opts.recv_dev = devs.b;
+	opts.send_gid = devs.gid_a;
+	opts.recv_gid = devs.gid_b;
 	const auto mac = parse_mac(args.dmac);
 	if (!mac)
 		throw UsageError("--dmac '" + args.dmac +
@@ -55,30 +53,28 @@ std::optional<int> parse_args(int argc, const char *const *argv, Options &opts, 
 
 	app.add_option("--send-dev", args.send_dev, "the sending rxe device")->required();
 	app.add_option("--recv-dev", args.recv_dev, "the receiving rxe device")->required();
-	app.add_option("--send-gid", args.send_gid, "IPv4-mapped RoCE v2 GID index on the sender")
+	number_option(app.add_option("--send-gid", args.send_gid,
+	                             "IPv4-mapped RoCE v2 GID index on the sender"))
 	    ->required();
-	app.add_option("--recv-gid", args.recv_gid, "IPv4-mapped RoCE v2 GID index on the receiver")
+	number_option(app.add_option("--recv-gid", args.recv_gid,
+	                             "IPv4-mapped RoCE v2 GID index on the receiver"))
 	    ->required();
 	app.add_option("--dmac", args.dmac, "MAC address of the sender's next hop, for the AV")
 	    ->required();
-	app.add_option("--av-port", args.av_ports,
-	               "av.port_num of one hand-written send, 0-255; repeatable "
-	               "(default 2 and 255; 1 is the valid port)");
-	app.add_option("--av-flow-label", args.av_flow_label,
-	               "flow label of the sends' address (default 0: the policy decides)");
-	app.add_option("--av-sgid-index", args.av_sgid_index,
-	               "grh.sgid_index of the hand-written AVs (default: --send-gid; another "
-	               "makes the kernel fail the sends, which exercises the error path)");
-	app.add_option("--timeout", args.timeout,
-	               "seconds to wait for each completion and arrival (default 10)");
+	number_option(app.add_option("--av-port", args.av_ports,
+	                             "av.port_num of one hand-written send, 0-255; repeatable "
+	                             "(1 is the valid port)"),
+	              "2 and 255");
+	number_option(app.add_option("--av-flow-label", args.av_flow_label,
+	                             "flow label of the sends' address (0: the policy decides)"));
+	number_option(
+	    app.add_option("--av-sgid-index", args.av_sgid_index,
+	                   "grh.sgid_index of the hand-written AVs (default: --send-gid; another "
+	                   "makes the kernel fail the sends, which exercises the error path)"));
+	number_option(app.add_option("--timeout", args.timeout,
+	                             "seconds to wait for each completion and arrival"));
 
-	const int status = run_app(app, argc, argv, out, err, [&] {
-		fill(args, opts);
-		return kParsed;
-	});
-	if (status != kParsed)
-		return status;
-	return std::nullopt;
+	return parse_app(app, argc, argv, out, err, [&] { fill(args, opts); });
 }
 
 } // namespace roce::wqe_av

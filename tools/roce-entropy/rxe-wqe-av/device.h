@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// rxe-wqe-av's device: context, PD, CQ, one UD QP and one registered
-// buffer (verbs.cpp drives it).
+// rxe-wqe-av's device: the shared one with a UD QP and an AH (verbs.cpp
+// drives it).
 #pragma once
 
 #include <netinet/in.h> // before the uapi headers: glibc's sockaddr_in
@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "verbs/device.h"
 #include "verbs/error.h"
 #include "wqe_av.h"
 
@@ -25,8 +26,9 @@ constexpr std::uint32_t kQkey = 0x52574156u; // "RWAV"
 constexpr unsigned kPayload = 64;            // bytes per message
 constexpr unsigned kGrh = 40;                // a UD receive starts with the GRH
 
-// One device: context, PD, CQ, one UD QP and one registered buffer.  The
-// destructor releases whatever was acquired, in reverse.
+// One device (the shared roce::Device: context, PD, CQ, a registered
+// buffer of message slots, slot 0 the send buffer) with one UD QP and its
+// AH.  The destructor releases the QP and AH before the device's own.
 class Device
 {
 public:
@@ -37,76 +39,27 @@ public:
 			ibv_destroy_ah(ah_);
 		if (qp_)
 			ibv_destroy_qp(qp_);
-		if (mr_)
-			ibv_dereg_mr(mr_);
-		if (cq_)
-			ibv_destroy_cq(cq_);
-		if (pd_)
-			ibv_dealloc_pd(pd_);
-		if (ctx_)
-			ibv_close_device(ctx_);
 	}
 	Device(const Device &) = delete;
 	Device &operator=(const Device &) = delete;
 
-	void open(const std::string &name, unsigned gid_index, std::size_t buf_size)
+	// Open NAME with an IPv4-mapped RoCE v2 GID at GID_INDEX and SLOTS
+	// receive slots of a GRH and a message each.
+	void open(const std::string &name, unsigned gid_index, unsigned slots)
 	{
-		int n;
-		ibv_device **list = ibv_get_device_list(&n);
-
-		if (!list)
-			fail("ibv_get_device_list");
-		for (int i = 0; i < n && !ctx_; i++)
-			if (name == ibv_get_device_name(list[i])) {
-				ctx_ = ibv_open_device(list[i]);
-				if (!ctx_) {
-					const int err = errno;
-					ibv_free_device_list(list);
-					fail("ibv_open_device " + name, err);
-				}
-			}
-		ibv_free_device_list(list);
-		if (!ctx_)
-			throw VerbsError("no RDMA device named '" + name + "'");
-		name_ = name;
-		gid_index_ = static_cast<std::uint8_t>(gid_index);
-
-		ibv_port_attr pattr{};
-		if (int err = ibv_query_port(ctx_, kPort, &pattr))
-			fail("ibv_query_port " + name, err);
-		if (pattr.state != IBV_PORT_ACTIVE)
-			throw VerbsError(name + " port 1 is not active");
-		ibv_gid_entry entry{};
-		if (int err = ibv_query_gid_ex(ctx_, kPort, gid_index, &entry, 0))
-			fail(name + " GID index " + std::to_string(gid_index), err);
-		if (entry.gid_type != IBV_GID_TYPE_ROCE_V2)
-			throw VerbsError(name + " GID index " + std::to_string(gid_index) +
-			                 " is not a RoCE v2 GID");
-		std::memcpy(gid_.data(), entry.gid.raw, gid_.size());
+		DeviceConfig cfg;
+		cfg.port = kPort;
+		cfg.gid_index = gid_index;
+		cfg.cq_depth = 64;
+		cfg.slots = slots;
+		cfg.size = kGrh + kPayload;
+		dev_.open(name, cfg);
+		std::memcpy(gid_.data(), dev_.gid().raw, gid_.size());
 		if (!gid_ipv4(gid_))
 			throw VerbsError(name + " GID index " + std::to_string(gid_index) + " (" +
 			                 gid_text(gid_.data()) + ") is not IPv4-mapped");
-
-		pd_ = ibv_alloc_pd(ctx_);
-		if (!pd_)
-			fail("ibv_alloc_pd " + name);
-		cq_ = ibv_create_cq(ctx_, 64, nullptr, nullptr, 0);
-		if (!cq_)
-			fail("ibv_create_cq " + name);
-		buf_.assign(buf_size, std::byte{0});
-		mr_ = ibv_reg_mr(pd_, buf_.data(), buf_.size(), IBV_ACCESS_LOCAL_WRITE);
-		if (!mr_)
-			fail("ibv_reg_mr " + name);
-
-		ibv_qp_init_attr attr{};
-		attr.send_cq = cq_;
-		attr.recv_cq = cq_;
-		attr.qp_type = IBV_QPT_UD;
-		attr.cap.max_send_wr = 8;
-		attr.cap.max_recv_wr = 32;
-		attr.cap.max_send_sge = 1;
-		attr.cap.max_recv_sge = 1;
-		qp_ = ibv_create_qp(pd_, &attr);
+		ibv_qp_init_attr attr = qp_init_attr(dev_.cq(), IBV_QPT_UD, 8, 32);
+		qp_ = ibv_create_qp(dev_.pd(), &attr);
 		if (!qp_)
 			fail("ibv_create_qp on " + name);
 		to_rts();
@@ -147,26 +100,18 @@ public:
 
 		attr.is_global = 1;
 		std::memcpy(attr.grh.dgid.raw, dgid.data(), dgid.size());
-		attr.grh.sgid_index = gid_index_;
+		attr.grh.sgid_index = dev_.gid_index();
 		attr.grh.hop_limit = 64;
 		attr.grh.flow_label = flow_label;
 		attr.port_num = kPort;
-		ah_ = ibv_create_ah(pd_, &attr);
+		ah_ = ibv_create_ah(dev_.pd(), &attr);
 		if (!ah_)
-			fail("ibv_create_ah on " + name_);
+			fail("ibv_create_ah on " + dev_.name());
 	}
 
 	void post_recv(unsigned slot)
 	{
-		ibv_sge sge{reinterpret_cast<std::uintptr_t>(recv_slot(slot)), kGrh + kPayload,
-		            mr_->lkey};
-		ibv_recv_wr wr{}, *bad;
-
-		wr.wr_id = slot;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		if (int err = ibv_post_recv(qp_, &wr, &bad))
-			fail("ibv_post_recv", err);
+		dev_.post_recv(qp_, slot);
 	}
 
 	void post_send(std::uint64_t wr_id, std::uint32_t dqpn)
@@ -206,27 +151,29 @@ public:
 		cmd.wqe_size = sizeof(ib_uverbs_send_wr);
 		std::memcpy(msg, &hdr, sizeof(hdr));
 		std::memcpy(msg + sizeof(hdr), &cmd, sizeof(cmd));
-		const ssize_t n = ::write(ctx_->cmd_fd, msg, sizeof(msg));
+		const ssize_t n = ::write(dev_.context()->cmd_fd, msg, sizeof(msg));
 		if (n != static_cast<ssize_t>(sizeof(msg)))
 			fail("the doorbell (POST_SEND, wr_count 0, on the uverbs command file)",
 			     n < 0 ? errno : EIO);
 	}
 
-	ibv_sge send_sge() const
+	ibv_sge send_sge()
 	{
-		return {reinterpret_cast<std::uintptr_t>(buf_.data()), kPayload, mr_->lkey};
+		ibv_sge sge = dev_.slot_sge(0);
+		sge.length = kPayload;
+		return sge;
 	}
 	std::byte *send_buf()
 	{
-		return buf_.data();
+		return recv_slot(0);
 	}
 	std::byte *recv_slot(unsigned slot)
 	{
-		return buf_.data() + std::size_t{slot} * (kGrh + kPayload);
+		return reinterpret_cast<std::byte *>(dev_.slot(slot));
 	}
 	ibv_cq *cq() const
 	{
-		return cq_;
+		return dev_.cq();
 	}
 	std::uint32_t qpn() const
 	{
@@ -238,29 +185,23 @@ public:
 	}
 	std::uint8_t gid_index() const
 	{
-		return gid_index_;
+		return dev_.gid_index();
 	}
 	// "uverbs0": the character device whose mappings hold the queues.
 	std::string uverbs_name() const
 	{
-		return ctx_->device->dev_name;
+		return dev_.context()->device->dev_name;
 	}
 	const std::string &name() const
 	{
-		return name_;
+		return dev_.name();
 	}
 
 private:
-	std::string name_;
-	std::uint8_t gid_index_ = 0;
+	roce::Device dev_;
 	std::array<std::uint8_t, 16> gid_{};
-	ibv_context *ctx_ = nullptr;
-	ibv_pd *pd_ = nullptr;
-	ibv_cq *cq_ = nullptr;
-	ibv_mr *mr_ = nullptr;
 	ibv_qp *qp_ = nullptr;
 	ibv_ah *ah_ = nullptr;
-	std::vector<std::byte> buf_;
 };
 
 } // namespace roce::wqe_av

@@ -236,8 +236,8 @@ int run(const Options &opts, std::ostream &out, std::ostream &err)
 	std::string error;
 
 	try {
-		s.open(opts.send_dev, opts.send_gid, kPayload);
-		r.open(opts.recv_dev, opts.recv_gid, std::size_t{nsends} * (kGrh + kPayload));
+		s.open(opts.send_dev, opts.send_gid, 1);
+		r.open(opts.recv_dev, opts.recv_gid, nsends);
 	} catch (const std::exception &e) {
 		err << "rxe-wqe-av: error: " << e.what() << '\n';
 		return 1;

@@ -17,6 +17,7 @@
 #include "capture/capture.h"
 #include "capture_fixture.h"
 #include "cli.h"
+#include "cli_run.h"
 #include "synth.h"
 
 namespace roce
@@ -25,21 +26,6 @@ namespace
 {
 
 using namespace roce::test;
-
-struct CliRun {
-	int status;
-	std::string out, err;
-};
-
-CliRun pcap_cli(std::vector<std::string> args)
-{
-	std::vector<const char *> argv{"roce-entropy", "pcap"};
-	for (const auto &a : args)
-		argv.push_back(a.c_str());
-	std::ostringstream out, err;
-	int status = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-	return {status, out.str(), err.str()};
-}
 
 // A capture on every interface of a router (Linux cooked v2, "any") names
 // each packet's interface: pcap counts each direction's packets per
@@ -178,17 +164,14 @@ TEST(PcapCli, BadInputsExitTwo)
 	std::remove(tmpl);
 }
 
-const std::string kData = ROCE_TEST_DATA;
-
 // Captured in the VM by tools/qemu/tests/wire.sh (2026-11-22): rping over
 // IPv6 under rfc, three round trips.  By hand, RFC, CM ports 45313 and
 // 7174: 45313 * 7174 = 0x13604206; ^ >> 16: 0x13605166; ^ >> 8:
 // 0x13733137; flow label 0x33137; port (0x3137 ^ 0xc) | 0xc000 = 0xf13b.
 TEST(RealCapture, RpingIpv6UnderRfc)
 {
-	unsigned not_roce, malformed;
-	auto pkts = read_capture(kData + "/rping-v6-rfc.pcapng", not_roce, malformed);
-	auto sum = judge_capture(pkts, Policy::Rfc, 0);
+	ReadCounts rc;
+	auto sum = judge_file("rping-v6-rfc.pcapng", Policy::Rfc, &rc);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];
 	EXPECT_EQ(c.src, "fd01::2");
@@ -201,7 +184,7 @@ TEST(RealCapture, RpingIpv6UnderRfc)
 	EXPECT_EQ(c.udp_sports, std::set<std::uint16_t>{0xf13b});
 	EXPECT_EQ(c.flow_labels, std::set<std::uint32_t>{0x33137});
 	EXPECT_TRUE(c.consistent);
-	EXPECT_EQ(malformed, 0u);
+	EXPECT_EQ(rc.malformed, 0u);
 }
 
 // Captured in the VM on stock 6.12 (STOCK=1, build/vm-h2-1, 2026-11-23):
@@ -210,9 +193,7 @@ TEST(RealCapture, RpingIpv6UnderRfc)
 // 0xc000 = 0xf69d for the data, QP1's 0xd872 for the CM MADs.
 TEST(RealCapture, RpingIpv4OnStock)
 {
-	unsigned not_roce, malformed;
-	auto pkts = read_capture(kData + "/rping-v4-stock.pcapng", not_roce, malformed);
-	auto sum = judge_capture(pkts, Policy::Linux, 0);
+	auto sum = judge_file("rping-v4-stock.pcapng", Policy::Linux);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];
 	ASSERT_TRUE(c.cm_ports);
@@ -225,7 +206,7 @@ TEST(RealCapture, RpingIpv4OnStock)
 	EXPECT_EQ(c.forward.cm_udp_sports, std::set<std::uint16_t>{0xd872});
 	EXPECT_EQ(c.reverse.cm_udp_sports, std::set<std::uint16_t>{0xd872});
 	EXPECT_TRUE(c.consistent);
-	EXPECT_EQ(judge_capture(pkts, Policy::Rfc, 0).inconsistent, 1u);
+	EXPECT_EQ(judge_file("rping-v4-stock.pcapng", Policy::Rfc).inconsistent, 1u);
 }
 
 // The same run: udaddy over IPv6, client QPN 0x17, server QPN 0x16.  By
@@ -234,9 +215,7 @@ TEST(RealCapture, RpingIpv4OnStock)
 // >> 18 = 0x19ce, port 0xd9ce; SIDR REQ and REP on 0xd872; flow label 0.
 TEST(RealCapture, UdaddyIpv6OnStock)
 {
-	unsigned not_roce, malformed;
-	auto pkts = read_capture(kData + "/udaddy-v6-stock.pcapng", not_roce, malformed);
-	auto sum = judge_capture(pkts, Policy::Linux, 0);
+	auto sum = judge_file("udaddy-v6-stock.pcapng", Policy::Linux);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];
 	EXPECT_TRUE(c.ud);
@@ -246,16 +225,14 @@ TEST(RealCapture, UdaddyIpv6OnStock)
 	EXPECT_EQ(c.reverse.data_udp_sports, std::set<std::uint16_t>{0xd9ce});
 	EXPECT_EQ(c.flow_labels, std::set<std::uint32_t>{0});
 	EXPECT_TRUE(c.consistent);
-	EXPECT_EQ(judge_capture(pkts, Policy::Rfc, 0).inconsistent, 1u);
+	EXPECT_EQ(judge_file("udaddy-v6-stock.pcapng", Policy::Rfc).inconsistent, 1u);
 }
 
 // udaddy over IPv4 under rfc: the known gap (Documentation): the passive
 // side's SIDR REP and replies do not use the connection's port.
 TEST(RealCapture, UdaddyIpv4GapIsReported)
 {
-	unsigned not_roce, malformed;
-	auto pkts = read_capture(kData + "/udaddy-v4-rfc.pcapng", not_roce, malformed);
-	auto sum = judge_capture(pkts, Policy::Rfc, 0);
+	auto sum = judge_file("udaddy-v4-rfc.pcapng", Policy::Rfc);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];
 	EXPECT_TRUE(c.ud);

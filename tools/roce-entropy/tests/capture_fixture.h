@@ -91,7 +91,7 @@ private:
 
 struct Judged {
 	CaptureSummary sum;
-	unsigned not_roce = 0, malformed = 0;
+	unsigned not_roce = 0, malformed = 0, truncated = 0, cut = 0;
 };
 
 inline Judged judge_frames(const std::vector<Buf> &frames, Policy policy, std::uint32_t app_fl = 0,
@@ -99,9 +99,25 @@ inline Judged judge_frames(const std::vector<Buf> &frames, Policy policy, std::u
 {
 	TempCapture cap(frames, DLT_EN10MB, std::move(caplens));
 	Judged j;
-	auto pkts = read_capture(cap.path(), j.not_roce, j.malformed);
+	ReadCounts rc;
+	auto pkts = read_capture(cap.path(), rc);
+	j.not_roce = rc.not_roce;
+	j.malformed = rc.malformed;
+	j.truncated = rc.truncated;
+	j.cut = rc.cut;
 	j.sum = judge_capture(pkts, policy, app_fl);
 	return j;
+}
+
+// The project's capture tests/data/NAME judged under POLICY.
+inline CaptureSummary judge_file(const std::string &name, Policy policy,
+                                 ReadCounts *counts = nullptr)
+{
+	ReadCounts rc;
+	auto pkts = read_capture(std::string(ROCE_TEST_DATA) + "/" + name, rc);
+	if (counts)
+		*counts = rc;
+	return judge_capture(pkts, policy, 0);
 }
 
 // By hand, RFC, CM ports 1 and 7471: h = 7471 = 0x1d2f; h ^= h >> 16 (0);

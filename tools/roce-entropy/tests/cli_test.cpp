@@ -8,29 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
+#include "cli_run.h"
 
 namespace roce
 {
 namespace
 {
 
-struct Result {
-	int status;
-	std::string out;
-	std::string err;
-};
-
-Result run(std::vector<std::string> args)
-{
-	args.insert(args.begin(), "roce-entropy");
-	std::vector<const char *> argv;
-	for (const auto &a : args)
-		argv.push_back(a.c_str());
-	std::ostringstream out, err;
-	int status = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-	return {status, out.str(), err.str()};
-}
+constexpr auto *run = &test::run_roce_entropy;
 
 TEST(Cli, FlowLabelFromQpnsJson)
 {

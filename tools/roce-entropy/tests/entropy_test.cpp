@@ -165,5 +165,41 @@ TEST(Linux, WhatRxePutsOnTheWire)
 	EXPECT_EQ(linux_rxe_rc(0x5A5A5), (WireEntropy{0xE5B3, 0}));
 }
 
+// rdma_entropy_path(), as the kernel's KUnit table roce_entropy_path_decision
+// has it (base 0xd000: an mlx5 device whose minimum RoCE port is not 0xC000).
+struct PathCase {
+	Policy policy;
+	std::uint32_t fl, lqpn, rqpn;
+	std::uint16_t base;
+	WireEntropy expected; // {udp_sport, flow_label}
+};
+
+class Path : public testing::TestWithParam<PathCase>
+{
+};
+
+TEST_P(Path, MatchesTheKernel)
+{
+	const PathCase &c = GetParam();
+	EXPECT_EQ(path_entropy(c.policy, c.fl, c.lqpn, c.rqpn, c.base), c.expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernel, Path,
+    testing::Values(PathCase{Policy::Linux, 0, 0x12, 0x12, 0xd000, {0xc144, 0}},
+                    PathCase{Policy::Linux, 0, 0, 0x11, 0xd000, {0xc000, 0}},
+                    PathCase{Policy::Linux, 0x12345, 0x12, 0x12, 0xd000, {0xe341, 0x12345}},
+                    PathCase{Policy::Off, 0, 0x12, 0x12, 0xc000, {0xc000, 0}},
+                    PathCase{Policy::Off, 0, 0x12, 0x12, 0xd000, {0xd000, 0}},
+                    PathCase{Policy::Off, 0xabcde, 0x12, 0x12, 0xd000, {0xfcf4, 0xabcde}},
+                    PathCase{Policy::Rfc, 0, 0x12, 0x12, 0xd000, {0xc144, 0x144}},
+                    PathCase{Policy::Rfc, 0, 0x11, 0x12, 0xc000, {0xc132, 0x132}},
+                    PathCase{Policy::Rfc, 0, 0, 0x11, 0xd000, {0xd000, 0}},
+                    PathCase{Policy::Rfc, 0x12345, 0x12, 0x12, 0xd000, {0xe341, 0x12345}},
+                    PathCase{Policy::Rfc, 0xfff12345, 0x12, 0x12, 0xd000, {0xe341, 0x12345}},
+                    PathCase{Policy::Mix, 0, 0x12, 0x12, 0xd000, {0xdcaf, 0xc1c9f}},
+                    PathCase{Policy::Mix, 0, 0xffffff, 0xffffff, 0xc000, {0xcb37, 0x58b21}},
+                    PathCase{Policy::Mix, 0xabcde, 0x12, 0x12, 0xc000, {0xfcf4, 0xabcde}}));
+
 } // namespace
 } // namespace roce

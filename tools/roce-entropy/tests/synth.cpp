@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <pcap/pcap.h>
+#include <stdexcept>
 
 #include "capture/capture.h"
 
@@ -112,6 +113,137 @@ void write_capture(const std::string &path, const std::vector<Buf> &frames, int 
 	}
 	pcap_dump_close(d);
 	pcap_close(dead);
+}
+
+std::vector<Buf> read_frames(const std::string &path)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	pcap_t *pc = pcap_open_offline(path.c_str(), errbuf);
+	std::vector<Buf> frames;
+	pcap_pkthdr *h;
+	const u_char *data;
+
+	if (!pc)
+		throw std::runtime_error(errbuf);
+	while (pcap_next_ex(pc, &h, &data) == 1)
+		frames.emplace_back(data, data + h->caplen);
+	pcap_close(pc);
+	return frames;
+}
+
+Buf with_vlans(const Buf &eth, const std::vector<std::uint16_t> &tpids)
+{
+	Buf f(eth.begin(), eth.begin() + 12);
+	std::uint16_t vid = 100;
+	for (auto tpid : tpids) {
+		put(f, f.size(), tpid, 2);
+		put(f, f.size(), vid++, 2);
+	}
+	f.insert(f.end(), eth.begin() + 12, eth.end());
+	return f;
+}
+
+Buf with_ipv6_ext(const Buf &eth, const std::vector<std::uint8_t> &next)
+{
+	constexpr std::size_t ip = 14;
+	Buf ext;
+	std::uint8_t proto = eth[ip + 6];
+
+	// Built from the innermost out: each header names the one after it.
+	for (auto it = next.rbegin(); it != next.rend(); ++it) {
+		Buf h;
+		if (*it == 44) {
+			h = {proto, 0, 0, 0, 0x12, 0x34, 0x56, 0x78}; // offset 0, no more
+		} else if (*it == 51) {
+			h = Buf(16, 0xA5); // AH: 16 bytes, length (16 / 4) - 2
+			h[0] = proto;
+			h[1] = 2;
+		} else {
+			h = Buf(16, 0); // 16 bytes: length (16 / 8) - 1, padding
+			h[0] = proto;
+			h[1] = 1;
+			h[2] = 1; // a PadN option
+			h[3] = 12;
+		}
+		ext.insert(ext.begin(), h.begin(), h.end());
+		proto = *it;
+	}
+	Buf f(eth.begin(), eth.begin() + ip + 40);
+	f[ip + 6] = proto;
+	put(f, ip + 4, ((eth[ip + 4] << 8) | eth[ip + 5]) + ext.size(), 2);
+	f.insert(f.end(), ext.begin(), ext.end());
+	f.insert(f.end(), eth.begin() + ip + 40, eth.end());
+	return f;
+}
+
+namespace
+{
+
+// An outer IPv4 or IPv6 header of protocol PROTO around PAYLOAD, in
+// Ethernet, between two mirror endpoints.
+Buf outer_ip(bool ipv6, std::uint8_t proto, const Buf &payload)
+{
+	Buf ip;
+	if (ipv6) {
+		put(ip, 0, 0x60000000u, 4);
+		put(ip, 4, payload.size(), 2);
+		ip.push_back(proto);
+		ip.push_back(64);
+		ip.resize(40);
+		inet_pton(AF_INET6, "2001:db8::1", ip.data() + 8);
+		inet_pton(AF_INET6, "2001:db8::2", ip.data() + 24);
+	} else {
+		put(ip, 0, 0x45, 1);
+		put(ip, 2, 20 + payload.size(), 2);
+		put(ip, 8, 64, 1);
+		put(ip, 9, proto, 1);
+		ip.resize(20);
+		inet_pton(AF_INET, "192.0.2.1", ip.data() + 12);
+		inet_pton(AF_INET, "192.0.2.2", ip.data() + 16);
+	}
+	ip.insert(ip.end(), payload.begin(), payload.end());
+	Buf eth(12, 0x0E);
+	put(eth, 12, ipv6 ? 0x86DD : 0x0800, 2);
+	eth.insert(eth.end(), ip.begin(), ip.end());
+	return eth;
+}
+
+} // namespace
+
+Buf mirrored(const Buf &eth, Mirror how, bool outer_ipv6, bool subheader)
+{
+	Buf p;
+	if (how == Mirror::Vxlan) {
+		put(p, 0, 49152, 2);
+		put(p, 2, 4789, 2);
+		put(p, 8, 0x08000000, 4); // VNI valid
+		put(p, 12, 0x001234 << 8, 4);
+		p.insert(p.end(), eth.begin(), eth.end());
+		put(p, 4, p.size(), 2);
+		return outer_ip(outer_ipv6, 17, p);
+	}
+	switch (how) {
+	case Mirror::Erspan1:
+		put(p, 0, 0x000088BE, 4); // no sequence number
+		break;
+	case Mirror::Erspan2:
+		put(p, 0, 0x100088BE, 4);
+		put(p, 4, 7, 4);           // sequence number
+		put(p, 8, 0x10640001, 4);  // version 1, VLAN 100, session 1
+		put(p, 12, 0x00000000, 4); // index
+		break;
+	default:
+		put(p, 0, 0x100022EB, 4);
+		put(p, 4, 7, 4);
+		put(p, 8, 0x20640001, 4);         // version 2, VLAN 100, session 1
+		put(p, 12, 0x01020304, 4);        // timestamp
+		put(p, 16, subheader ? 1 : 0, 4); // SGT, P, FT 0 (Ethernet), ..., O
+		if (subheader)
+			put(p, 20, 0x0123456789ABCDEFull, 8);
+		break;
+	}
+	p.insert(p.end(), eth.begin(), eth.end());
+	return outer_ip(outer_ipv6, 47, p);
 }
 
 } // namespace roce

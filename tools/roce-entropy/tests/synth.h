@@ -50,4 +50,22 @@ Buf build(const Frame &f);
 void write_capture(const std::string &path, const std::vector<Buf> &frames, int linktype,
                    const std::vector<std::size_t> &caplens = {});
 
+// The frames of a capture (the project's own, tests/data), as captured.
+std::vector<Buf> read_frames(const std::string &path);
+
+// Ethernet frame ETH with VLAN tags of TPIDS pushed in front of its
+// EtherType, outermost first (0x88a8, 0x8100: an 802.1ad QinQ frame).
+Buf with_vlans(const Buf &eth, const std::vector<std::uint16_t> &tpids);
+
+// IPv6 frame ETH (untagged) with extension headers of the types NEXT
+// (0 hop-by-hop, 43 routing, 44 fragment, 60 destination options, 51 AH)
+// between its IPv6 header and its UDP, in order.
+Buf with_ipv6_ext(const Buf &eth, const std::vector<std::uint8_t> &next);
+
+// How a switch mirrors a frame: VXLAN (UDP 4789), GRE with ERSPAN type I,
+// II or III (III with its platform subheader when SUBHEADER), over IPv4
+// or IPv6 between two mirror endpoints, in an outer Ethernet frame.
+enum class Mirror { Vxlan, Erspan1, Erspan2, Erspan3 };
+Buf mirrored(const Buf &eth, Mirror how, bool outer_ipv6 = false, bool subheader = false);
+
 } // namespace roce

@@ -70,15 +70,25 @@ if what == "sends":
           f"setup {qps['setup_seconds']:.1f} s, traffic {qps['traffic_seconds']:.1f} s")
     sys.exit(0 if qps["completed"] == qps["pairs"] == len(pairs) else 1)
 
-# Without CM, the reader groups RC packets by (source, destination,
-# destination QPN): with many pairs between two hosts it cannot pair the
-# two directions, so each direction of a pair is one group here.
+# Without CM, the BTH of an RC packet names only its destination QP: the
+# reader pairs the two directions of a QP pair when they carry one port
+# that no other stream between the two hosts carries (both QPNs are then
+# in the connection, the source's first); pairs that share a port stay one
+# connection per direction, of one QPN.  Each direction is looked at here.
 groups = {}
+paired = 0
 for c in cap["connections"]:
-    if len(c["qpns"]) != 1 or c["transport"] != "RC":
+    if c["transport"] != "RC" or len(c["qpns"]) not in (1, 2):
         print(f"  unexpected connection in the capture: {c}")
         sys.exit(1)
-    groups[(c["src"], c["dst"], c["qpns"][0])] = c
+    if len(c["qpns"]) == 1:
+        groups[(c["src"], c["dst"], c["qpns"][0])] = c
+        continue
+    paired += 1
+    for way, (src, dst, qpn) in (("forward", (c["src"], c["dst"], c["qpns"][1])),
+                                 ("reverse", (c["dst"], c["src"], c["qpns"][0]))):
+        d = c[way]
+        groups[(src, dst, qpn)] = {"udp_sports": d["udp_sports"], "packets": d["packets"]}
 if what == "ports":
     bad = 0
     seen = set()
@@ -92,7 +102,8 @@ if what == "ports":
                     print(f"  pair QPNs {p['qpn_a']:#x} {p['qpn_b']:#x} {key[0]} -> {key[1]}: "
                           f"ports {c and c['udp_sports']}, expected {p['udp_sport']:#x}")
     extra = len(groups) - len(seen & set(groups))
-    print(f"  {cap['packets']} RoCE v2 packets in {len(groups)} groups for {len(pairs)} pairs; "
+    print(f"  {cap['packets']} RoCE v2 packets in {len(groups)} pair directions "
+          f"({paired} pairs tied by their port) for {len(pairs)} pairs; "
           f"{bad} pair directions missing or off their port; {extra} groups of no pair; "
           f"{cap['malformed']} malformed frames")
     sys.exit(0 if bad == 0 and extra == 0 and cap["malformed"] == 0 else 1)

@@ -19,6 +19,7 @@
  */
 
 #include <rdma/roce_entropy.h>
+#include <rdma/roce_entropy_trace.h>
 
 #include "rxe.h"
 #include "rxe_loc.h"
@@ -26,21 +27,80 @@
 /* RC and UC: the address set by modify_qp fixes port and flow label. */
 void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
 {
-	enum rdma_entropy_policy policy;
-	u32 fl;
+	struct rdma_entropy_state st;
 
-	policy = rdma_port_entropy(qp->ibqp.device, qp->attr.port_num);
-	fl = rdma_entropy_path(policy, attr->grh.flow_label, qp_num(qp),
-			       qp->attr.dest_qp_num, RXE_ROCE_V2_SPORT,
-			       &qp->src_port);
-	qp->flow_label = policy == RDMA_ENTROPY_LINUX ? 0 : fl;
-	qp->entropy = policy;
+	rdma_entropy_path_state(&st, rdma_port_entropy(qp->ibqp.device,
+						       qp->attr.port_num),
+				attr->grh.flow_label, qp_num(qp),
+				qp->attr.dest_qp_num, RXE_ROCE_V2_SPORT);
+	/* 6.12's rxe put no flow label in the IPv6 header */
+	if (st.policy == RDMA_ENTROPY_LINUX)
+		st.flow_label = 0;
+	qp->src_port = st.udp_sport;
+	rdma_entropy_state_store(&qp->entropy, &st);
+	trace_roce_entropy_qp(qp->ibqp.device, qp->attr.port_num, qp_num(qp),
+			      qp->attr.dest_qp_num, &st);
 }
 
-/* UD: an AH keeps the policy in force when it was created. */
+/*
+ * UD: an AH keeps the policy in force when it was created.  Under "linux"
+ * its sends leave from the sending QP's own port without a flow label, under
+ * the other policies with the AH's flow label if it has one; without one,
+ * "rfc" and "mix" compute a flow label per send, "off" uses the base port.
+ */
 void rxe_ah_set_entropy(struct rxe_ah *ah, struct rdma_ah_attr *attr)
 {
+	u32 fl = attr->grh.flow_label & IB_GRH_FLOWLABEL_MASK;
+	struct rdma_entropy_state st = {};
+
 	ah->entropy = rdma_port_entropy(ah->ibah.device, attr->port_num);
+	st.policy = ah->entropy;
+	if (st.policy == RDMA_ENTROPY_LINUX) {
+		st.source = RDMA_ENTROPY_SRC_PER_QP;
+	} else if (fl) {
+		st.source = RDMA_ENTROPY_SRC_ADDRESS;
+		st.flow_label = fl;
+		st.udp_sport = rdma_flow_label_to_udp_sport(fl);
+	} else if (rdma_entropy_ud_per_send(st.policy, fl)) {
+		st.source = RDMA_ENTROPY_SRC_PER_SEND;
+	} else {
+		st.source = RDMA_ENTROPY_SRC_NONE;
+		st.udp_sport = RXE_ROCE_V2_SPORT;
+	}
+	trace_roce_entropy_ah(ah->ibah.device, attr->port_num, 0, 0, &st);
+}
+
+/*
+ * A UD QP's sends take their entropy from their AHs (above), each AH's
+ * policy being the port's when it was created; the QP shows its port's
+ * policy now.  QP1 only ever uses its AH's flow label.
+ */
+static void rxe_ud_entropy(struct rxe_qp *qp, struct rdma_entropy_state *st)
+{
+	st->policy = rdma_port_entropy(qp->ibqp.device, qp->attr.port_num);
+	if (st->policy == RDMA_ENTROPY_LINUX) {
+		st->source = RDMA_ENTROPY_SRC_PER_QP;
+		st->udp_sport = qp->src_port;
+	} else if (qp_type(qp) != IB_QPT_GSI &&
+		   rdma_entropy_ud_per_send(st->policy, 0)) {
+		st->source = RDMA_ENTROPY_SRC_PER_SEND;
+	} else {
+		st->source = RDMA_ENTROPY_SRC_PER_AH;
+	}
+}
+
+/* The QP's entropy in the rdma netlink resource dump (rdma res show qp). */
+int rxe_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct rxe_qp *qp = to_rqp(ibqp);
+	struct rdma_entropy_state st = {};
+
+	if (qp_type(qp) == IB_QPT_UD || qp_type(qp) == IB_QPT_GSI)
+		rxe_ud_entropy(qp, &st);
+	else
+		rdma_entropy_state_load(&st, &qp->entropy);
+
+	return rdma_entropy_fill_res_qp(msg, &st);
 }
 
 /*
@@ -75,9 +135,9 @@ u32 rxe_pkt_entropy(struct rxe_pkt_info *pkt, struct rxe_av *av, u16 *sport,
 	u32 fl;
 
 	if (qp_type(qp) == IB_QPT_RC || qp_type(qp) == IB_QPT_UC) {
-		policy = qp->entropy;
+		policy = qp->entropy.policy;
 		*sport = qp->src_port;
-		fl = qp->flow_label;
+		fl = qp->entropy.flow_label;
 	} else {
 		ah = rxe_pkt_ah(pkt, av);
 		policy = ah ? ah->entropy :

@@ -38,12 +38,50 @@ unsigned number_arg(std::string_view text, std::uint64_t min, std::uint64_t max,
 	return static_cast<unsigned>(value);
 }
 
+CLI::Option *number_option(CLI::Option *opt, const std::string &shown)
+{
+	opt->type_name("UINT");
+	if (opt->get_required())
+		return opt;
+	if (!shown.empty())
+		return opt->default_str(shown);
+	opt->capture_default_str();
+	if (opt->get_default_str() == "[]") // an empty list
+		opt->default_str("");
+	return opt;
+}
+
+DevicePair device_pair_arg(const std::string &a, const std::string &b, std::string_view gid_a,
+                           std::string_view gid_b)
+{
+	if (a.empty() || b.empty())
+		throw UsageError("device names must not be empty");
+	return {a, b, number_arg(gid_a, 0, 255, "GID index"),
+	        number_arg(gid_b, 0, 255, "GID index")};
+}
+
 Policy policy_arg(const std::string &name)
 {
 	auto policy = parse_policy(name);
 	if (!policy)
 		throw UsageError("unknown policy '" + name + "' (off, rfc, mix or linux)");
 	return *policy;
+}
+
+std::map<std::uint16_t, std::uint32_t> port_flow_label_args(const std::vector<std::string> &args)
+{
+	std::map<std::uint16_t, std::uint32_t> m;
+
+	for (const auto &a : args) {
+		const auto colon = a.find(':');
+		if (colon == std::string::npos)
+			throw UsageError("--port-flow-label " + a + ": PORT:FL expected");
+		const auto port = static_cast<std::uint16_t>(
+		    parse_number(std::string_view(a).substr(0, colon), 0xFFFF, "service port"));
+		m[port] = static_cast<std::uint32_t>(parse_number(
+		    std::string_view(a).substr(colon + 1), kFlowLabelMask, "flow label"));
+	}
+	return m;
 }
 
 std::string_view version()
@@ -74,7 +112,10 @@ void check_subcommand(const CLI::App &app, int argc, const char *const *argv)
 int run_app(CLI::App &app, int argc, const char *const *argv, std::ostream &out, std::ostream &err,
             const std::function<int()> &body)
 {
-	app.set_version_flag("--version", app.get_name() + " " + std::string(version()));
+	const std::string name_version = app.get_name() + " " + std::string(version());
+	app.set_version_flag("--version", name_version);
+	for (auto *sub : app.get_subcommands([](const CLI::App *) { return true; }))
+		sub->set_version_flag("--version", name_version);
 	try {
 		check_subcommand(app, argc, argv);
 		app.parse(argc, argv);
@@ -86,6 +127,20 @@ int run_app(CLI::App &app, int argc, const char *const *argv, std::ostream &out,
 		err << app.get_name() << ": error: " << e.what() << '\n';
 		return 2;
 	}
+}
+
+std::optional<int> parse_app(CLI::App &app, int argc, const char *const *argv, std::ostream &out,
+                             std::ostream &err, const std::function<void()> &fill)
+{
+	constexpr int parsed = -1; // not an exit status
+
+	const int status = run_app(app, argc, argv, out, err, [&] {
+		fill();
+		return parsed;
+	});
+	if (status == parsed)
+		return std::nullopt;
+	return status;
 }
 
 } // namespace roce

@@ -1,191 +1,166 @@
 // SPDX-License-Identifier: GPL-2.0
-// judge_capture(): CM sessions first, then the data they name, then what
-// is left paired by QPN; each group judged under the policy.
+// Streams into connections: each CM session with the data it claimed, then
+// the rest.  UD names both QPNs in every packet (BTH and DETH).  RC and UC
+// name only the destination QPN: a stream from A to B's QP qb and one from
+// B to A's QP qa are the two directions of one connection when the capture
+// ties them, as the README says:
+//   1. they are the only streams between A and B, one each way; or
+//   2. they carry one and the same UDP source port and flow label, and no
+//      other stream between A and B, either way, carries it (every policy
+//      gives both directions of an RC connection one port).
+// Any other stream is a connection of one QPN: which QP sends to it is not
+// in the capture.
+#include <algorithm>
 #include <map>
 #include <set>
-#include <tuple>
 
-#include "capture/group.h"
+#include "capture/state.h"
 
-namespace roce
+namespace roce::capture_detail
 {
 namespace
 {
 
-using namespace capture_detail;
+using Streams = std::vector<const Stream *>;
+using End = std::pair<IpAddr, std::uint32_t>; // an address and a QPN
 
-// One side of a connection: an address and a QPN.
-using End = std::pair<std::string, std::uint32_t>;
-using Key = std::tuple<std::string, std::string, std::uint32_t>; // src, dst, dest QPN
-using Loose = std::map<Key, std::vector<const RocePacket *>>;
-
-struct Grouping {
-	std::vector<Group> groups;
-	std::map<Key, std::size_t> to_group; // the data each group expects
-	// Data not claimed by a session, UD (with a DETH) apart from the rest:
-	// a QPN that receives both is not one connection.
-	Loose loose, loose_ud;
-};
-
-// Sessions first: their data is what goes to the QPNs they name.
-void add_sessions(Grouping &gr, const std::vector<CmSession> &sessions)
+void by_first(Streams &v)
 {
-	for (const auto &s : sessions) {
+	std::sort(v.begin(), v.end(),
+	          [](const Stream *a, const Stream *b) { return a->first < b->first; });
+}
+
+Group group_of(const Stream &st)
+{
+	Group g;
+	g.conn.src = st.key.src.text();
+	g.conn.dst = st.key.dst.text();
+	g.conn.ud = st.ud();
+	g.streams = {&st};
+	return g;
+}
+
+void add_sessions(std::vector<Group> &groups, const Sessions &s, std::vector<Streams> &owned)
+{
+	for (std::size_t i = 0; i < s.list.size(); i++) {
+		const Session &ses = s.list[i];
 		Group g;
-		g.conn.src = s.active;
-		g.conn.dst = s.passive;
-		g.conn.cm_ports = s.ports;
-		g.conn.ud = s.sidr;
-		g.packets = s.mads;
-		g.conn.cm_mads = static_cast<unsigned>(s.mads.size());
-		if (s.active_qpn)
-			g.conn.qpns.push_back(*s.active_qpn);
-		if (s.passive_qpn) {
-			if (!s.active_qpn && s.sidr)
-				g.conn.qpns.push_back(0); // the active QPN comes from its data
-			g.conn.qpns.push_back(*s.passive_qpn);
-			gr.to_group[{s.active, s.passive, *s.passive_qpn}] = gr.groups.size();
-		}
-		if (s.active_qpn)
-			gr.to_group[{s.passive, s.active, *s.active_qpn}] = gr.groups.size();
-		gr.groups.push_back(std::move(g));
+		g.conn.src = ses.active.text();
+		g.conn.dst = ses.passive.text();
+		g.conn.cm_ports = ses.ports;
+		g.conn.ud = ses.sidr;
+		if (ses.active_qpn)
+			g.conn.qpns.push_back(*ses.active_qpn);
+		if (ses.passive_qpn)
+			g.conn.qpns.push_back(*ses.passive_qpn);
+		g.session = &ses;
+		g.streams = std::move(owned[i]);
+		by_first(g.streams);
+		groups.push_back(std::move(g));
 	}
 }
 
-// Each data packet to its session's group, or to the loose ones.
-void add_data(Grouping &gr, const std::vector<RocePacket> &packets)
+void pair_ud(std::vector<Group> &groups, const Streams &ud)
 {
-	for (const auto &pkt : packets) {
-		if (pkt.cm)
-			continue;
-		auto it = gr.to_group.find({pkt.src, pkt.dst, pkt.dest_qp});
-		if (it == gr.to_group.end()) {
-			(pkt.src_qp ? gr.loose_ud : gr.loose)[{pkt.src, pkt.dst, pkt.dest_qp}]
-			    .push_back(&pkt);
-			continue;
-		}
-		Group &g = gr.groups[it->second];
-		g.packets.push_back(&pkt);
-		// SIDR: the active side's UD QPN, learnt from its first send.
-		if (g.conn.ud && g.conn.qpns.size() == 2 && g.conn.qpns[0] == 0 && pkt.src_qp) {
-			g.conn.qpns[0] = *pkt.src_qp;
-			gr.to_group[{g.conn.dst, g.conn.src, *pkt.src_qp}] = it->second;
-		}
-	}
-}
+	std::map<std::pair<End, End>, std::size_t> pairs;
 
-// Without CM, UD names both QPNs in every packet.
-void pair_loose_ud(Grouping &gr)
-{
-	std::map<std::pair<End, End>, std::size_t> ud_pairs;
-
-	for (const auto &[key, pkts] : gr.loose_ud) {
-		const auto &[src, dst, dqpn] = key;
-		for (const RocePacket *p : pkts) {
-			const End a{src, *p->src_qp}, b{dst, dqpn};
-			auto [it, fresh] = ud_pairs.try_emplace(
-			    a < b ? std::pair{a, b} : std::pair{b, a}, gr.groups.size());
-			if (fresh) {
-				Group g;
-				g.conn.src = src;
-				g.conn.dst = dst;
-				g.conn.ud = true;
-				g.conn.qpns = {*p->src_qp, dqpn};
-				gr.groups.push_back(std::move(g));
-			}
-			gr.groups[it->second].packets.push_back(p);
-		}
-	}
-}
-
-// Without CM, RC and UC pair the one QPN seen each way between two hosts.
-void pair_loose_rc(Grouping &gr)
-{
-	std::map<std::pair<std::string, std::string>, std::vector<std::uint32_t>> rc_qpns;
-	std::set<Key> claimed;
-
-	for (const auto &entry : gr.loose) {
-		const auto &[src, dst, dqpn] = entry.first;
-		rc_qpns[{src, dst}].push_back(dqpn);
-	}
-	for (const auto &[key, pkts] : gr.loose) {
-		const auto &[src, dst, dqpn] = key;
-		if (claimed.count(key))
-			continue;
-		const auto &fwd = rc_qpns[{src, dst}];
-		const auto &back = rc_qpns[{dst, src}];
-		Group g;
-		g.conn.src = src;
-		g.conn.dst = dst;
-		g.packets = pkts;
-		// A host's traffic to itself has one list both ways: nothing to pair.
-		if (src != dst && fwd.size() == 1 && back.size() == 1) {
-			const Key peer{dst, src, back.front()};
-			const auto &more = gr.loose.at(peer);
-			g.conn.qpns = {back.front(), dqpn};
-			g.packets.insert(g.packets.end(), more.begin(), more.end());
-			claimed.insert(peer);
+	for (const Stream *st : ud) {
+		const End a{st->key.src, st->key.sqpn}, b{st->key.dst, st->key.dqpn};
+		auto [it, fresh] =
+		    pairs.try_emplace(a < b ? std::pair{a, b} : std::pair{b, a}, groups.size());
+		if (fresh) {
+			groups.push_back(group_of(*st));
+			groups.back().conn.qpns = {st->key.sqpn, st->key.dqpn};
 		} else {
-			g.conn.qpns = {dqpn}; // which QP sends here is not in the packets
+			groups[it->second].streams.push_back(st);
 		}
-		gr.groups.push_back(std::move(g));
 	}
 }
 
-// The counts of G's packets, per direction and in all; ALL_SPORTS gathers
-// every UDP source port seen.
-void count_packets(Group &g, std::set<std::uint16_t> &all_sports)
+// Rule 2 between two hosts: each (port, flow label) carried by exactly one
+// stream each way, each carrying nothing else.
+void pair_by_value(const Streams &between, const IpAddr &lo,
+                   std::map<const Stream *, const Stream *> &partner)
 {
-	Connection &c = g.conn;
+	std::map<std::pair<std::uint16_t, std::uint32_t>, std::pair<Streams, Streams>> carriers;
 
-	for (const RocePacket *p : g.packets) {
-		Direction &d = p->src == c.src ? c.forward : c.reverse;
-		d.packets++;
-		if (p->cm) {
-			d.cm_packets++;
-			d.cm_attrs[p->cm->attr]++;
-		}
-		d.udp_sports.insert(p->udp_sport);
-		(p->cm ? d.cm_udp_sports : d.data_udp_sports).insert(p->udp_sport);
-		c.udp_sports.insert(p->udp_sport);
-		all_sports.insert(p->udp_sport);
-		if (p->ifindex)
-			d.interfaces[*p->ifindex]++;
-		c.ipv6 = p->ipv6;
-		if (p->ipv6) {
-			d.flow_labels.insert(p->flow_label);
-			c.flow_labels.insert(p->flow_label);
+	for (const Stream *st : between) {
+		std::set<std::pair<std::uint16_t, std::uint32_t>> values;
+		for (const auto &[key, n] : st->tally)
+			values.insert({std::get<0>(key), std::get<1>(key)});
+		for (const auto &v : values) {
+			auto &[fwd, back] = carriers[v];
+			(st->key.src == lo ? fwd : back).push_back(st);
 		}
 	}
-	c.packets = static_cast<unsigned>(g.packets.size());
-	std::erase(c.qpns, 0u); // a SIDR client whose sends were not seen
+	for (const auto &[v, ways] : carriers) {
+		const auto &[fwd, back] = ways;
+		if (fwd.size() != 1 || back.size() != 1 || fwd[0]->tally.size() != 1 ||
+		    back[0]->tally.size() != 1)
+			continue;
+		partner[fwd[0]] = back[0];
+		partner[back[0]] = fwd[0];
+	}
+}
+
+void pair_rc(std::vector<Group> &groups, const Streams &rc)
+{
+	std::map<std::pair<IpAddr, IpAddr>, Streams> between;
+	std::map<const Stream *, const Stream *> partner;
+	std::set<const Stream *> done;
+
+	for (const Stream *st : rc)
+		between[std::minmax(st->key.src, st->key.dst)].push_back(st);
+	for (const auto &[hosts, streams] : between) {
+		if (hosts.first == hosts.second)
+			continue; // a host's traffic to itself: nothing tells the ways apart
+		const IpAddr &lo = hosts.first;
+		const auto fwd = std::count_if(streams.begin(), streams.end(),
+		                               [&lo](const Stream *s) { return s->key.src == lo; });
+		if (fwd == 1 && streams.size() == 2) {
+			partner[streams[0]] = streams[1];
+			partner[streams[1]] = streams[0];
+		} else {
+			pair_by_value(streams, lo, partner);
+		}
+	}
+	for (const Stream *st : rc) {
+		if (!done.insert(st).second)
+			continue;
+		Group g = group_of(*st);
+		auto it = partner.find(st);
+		if (it == partner.end()) {
+			g.conn.qpns = {st->key.dqpn};
+		} else {
+			g.conn.qpns = {it->second->key.dqpn, st->key.dqpn};
+			g.streams.push_back(it->second);
+			done.insert(it->second);
+		}
+		groups.push_back(std::move(g));
+	}
 }
 
 } // namespace
 
-CaptureSummary judge_capture(const std::vector<RocePacket> &packets, Policy policy,
-                             std::uint32_t app_fl,
-                             const std::map<std::uint16_t, std::uint32_t> &port_fl)
+std::vector<Group> make_groups(const Sessions &s,
+                               const std::unordered_map<StreamKey, Stream, KeyHash> &streams)
 {
-	Grouping gr;
-	CaptureSummary sum;
-	std::set<std::uint16_t> all_sports;
+	std::vector<Streams> owned(s.list.size());
+	Streams ud, rc;
+	std::vector<Group> groups;
 
-	add_sessions(gr, cm_sessions(packets));
-	add_data(gr, packets);
-	pair_loose_ud(gr);
-	pair_loose_rc(gr);
-	for (auto &g : gr.groups) {
-		Connection &c = g.conn;
-		count_packets(g, all_sports);
-		auto fl = c.cm_ports ? port_fl.find(c.cm_ports->second) : port_fl.end();
-		judge_group(g, policy, fl != port_fl.end() ? fl->second : app_fl);
-		sum.inconsistent += !c.consistent;
-		sum.packets += c.packets;
-		sum.connections.push_back(std::move(c));
+	for (const auto &[key, st] : streams) {
+		if (key.owner != kLoose)
+			owned[key.owner].push_back(&st);
+		else
+			(st.ud() ? ud : rc).push_back(&st);
 	}
-	sum.distinct_udp_sports = static_cast<unsigned>(all_sports.size());
-	return sum;
+	by_first(ud);
+	by_first(rc);
+	add_sessions(groups, s, owned);
+	pair_ud(groups, ud);
+	pair_rc(groups, rc);
+	return groups;
 }
 
-} // namespace roce
+} // namespace roce::capture_detail

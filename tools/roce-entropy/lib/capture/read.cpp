@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// Reading a capture file with libpcap.
+// Reading a capture file with libpcap, one frame at a time.
 #include <memory>
 #include <pcap/pcap.h>
 
@@ -8,13 +8,14 @@
 namespace roce
 {
 
-std::vector<RocePacket> read_capture(const std::string &file, unsigned &not_roce,
-                                     unsigned &malformed)
+ReadCounts read_capture(const std::string &file,
+                        const std::function<void(const RocePacket &)> &on_packet)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 	std::unique_ptr<pcap_t, decltype(&pcap_close)> pc(pcap_open_offline(file.c_str(), errbuf),
 	                                                  &pcap_close);
-	std::vector<RocePacket> packets;
+	ReadCounts counts;
+	RocePacket pkt;
 	pcap_pkthdr *hdr;
 	const u_char *data;
 	int rc;
@@ -27,23 +28,33 @@ std::vector<RocePacket> read_capture(const std::string &file, unsigned &not_roce
 		throw CaptureError(file + ": link type " + std::string(name ? name : "?") +
 		                   " (Ethernet and Linux cooked captures only)");
 	}
-	not_roce = malformed = 0;
 	while ((rc = pcap_next_ex(pc.get(), &hdr, &data)) == 1) {
-		RocePacket pkt;
-		switch (parse_frame(linktype, data, hdr->caplen, pkt)) {
+		switch (parse_frame(linktype, data, hdr->caplen, pkt, hdr->len)) {
 		case ParseStatus::Roce:
-			packets.push_back(std::move(pkt));
+			counts.cut += pkt.cut;
+			on_packet(pkt);
 			break;
 		case ParseStatus::NotRoce:
-			not_roce++;
+			counts.not_roce++;
 			break;
 		case ParseStatus::Malformed:
-			malformed++;
+			counts.malformed++;
+			break;
+		case ParseStatus::Truncated:
+			counts.truncated++;
 			break;
 		}
 	}
 	if (rc == PCAP_ERROR)
-		malformed++; // a record cut short at the end of the file
+		counts.malformed++; // a record cut short at the end of the file
+	return counts;
+}
+
+std::vector<RocePacket> read_capture(const std::string &file, ReadCounts &counts)
+{
+	std::vector<RocePacket> packets;
+
+	counts = read_capture(file, [&](const RocePacket &p) { packets.push_back(p); });
 	return packets;
 }
 

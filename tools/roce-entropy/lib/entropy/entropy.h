@@ -141,6 +141,27 @@ struct WireEntropy {
 	friend constexpr bool operator==(const WireEntropy &, const WireEntropy &) = default;
 };
 
+// What a packet capture's connection or a host's QP shows against what its
+// policy predicts (roce-entropy pcap and audit): it agrees, it disagrees, or
+// it cannot be judged.
+enum class Verdict { Agrees, Disagrees, Unjudged };
+
+// rdma_entropy_path(): the port and flow label the kernel programs into a
+// connected QP (RC, UC, XRC) whose address has the flow label ADDR_FL (0 if
+// none), BASE being the device's port without entropy (0xC000 on rxe).
+// Under linux the port is 6.12's rdma_get_udp_sport() and the flow label
+// the address's (mlx5 programs it; rxe sends none at all); under off, and
+// whenever no flow label results, the port is BASE.
+constexpr WireEntropy path_entropy(Policy policy, std::uint32_t addr_fl, std::uint32_t lqpn,
+                                   std::uint32_t rqpn, std::uint16_t base = kSportBase)
+{
+	const std::uint32_t fl = flow_label(policy, addr_fl, lqpn, rqpn);
+
+	if (policy == Policy::Linux)
+		return {udp_sport(fl), addr_fl & kFlowLabelMask};
+	return {fl ? udp_sport(fl) : base, fl};
+}
+
 // What stock 6.12 rxe puts on the wire (Policy::Linux).
 // A CM MAD, both ways: QP1's own port, hash_32(1, 14) = 0x1872: 0xD872.
 constexpr WireEntropy linux_rxe_cm_mad()

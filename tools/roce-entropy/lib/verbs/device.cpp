@@ -7,6 +7,21 @@
 namespace roce
 {
 
+ibv_qp_init_attr qp_init_attr(ibv_cq *cq, ibv_qp_type type, unsigned send_depth,
+                              unsigned recv_depth)
+{
+	ibv_qp_init_attr attr{};
+
+	attr.send_cq = cq;
+	attr.recv_cq = cq;
+	attr.qp_type = type;
+	attr.cap.max_send_wr = send_depth;
+	attr.cap.max_recv_wr = recv_depth;
+	attr.cap.max_send_sge = 1;
+	attr.cap.max_recv_sge = 1;
+	return attr;
+}
+
 Device::~Device()
 {
 	if (mr_)
@@ -71,15 +86,7 @@ void Device::open(const std::string &name, const DeviceConfig &cfg)
 
 ibv_qp *Device::create_qp(ibv_qp_type type)
 {
-	ibv_qp_init_attr attr{};
-
-	attr.send_cq = cq_;
-	attr.recv_cq = cq_;
-	attr.qp_type = type;
-	attr.cap.max_send_wr = 2;
-	attr.cap.max_recv_wr = 2;
-	attr.cap.max_send_sge = 1;
-	attr.cap.max_recv_sge = 1;
+	ibv_qp_init_attr attr = qp_init_attr(cq_, type, 2, 2);
 	ibv_qp *qp = ibv_create_qp(pd_, &attr);
 	if (!qp)
 		fail("ibv_create_qp on " + name_);
@@ -161,11 +168,17 @@ ibv_ah *Device::create_ah(const ibv_gid &dgid)
 	return ah;
 }
 
+ibv_sge Device::slot_sge(unsigned i)
+{
+	return {reinterpret_cast<std::uintptr_t>(slot(i)), size_, mr_->lkey};
+}
+
 void Device::post_recv(ibv_qp *qp, unsigned i, std::uint64_t wr_id, unsigned len)
 {
-	ibv_sge sge{reinterpret_cast<std::uintptr_t>(slot(i)), len, mr_->lkey};
+	ibv_sge sge = slot_sge(i);
 	ibv_recv_wr wr{}, *bad;
 
+	sge.length = len;
 	wr.wr_id = wr_id;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
@@ -176,9 +189,10 @@ void Device::post_recv(ibv_qp *qp, unsigned i, std::uint64_t wr_id, unsigned len
 void Device::post_send(ibv_qp *qp, unsigned i, std::uint64_t wr_id, unsigned len, ibv_ah *ah,
                        std::uint32_t remote_qpn)
 {
-	ibv_sge sge{reinterpret_cast<std::uintptr_t>(slot(i)), len, mr_->lkey};
+	ibv_sge sge = slot_sge(i);
 	ibv_send_wr wr{}, *bad;
 
+	sge.length = len;
 	wr.wr_id = wr_id;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;

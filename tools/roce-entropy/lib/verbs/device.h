@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // One RDMA device opened with ibverbs alone (no rdma_cm): context, PD, CQ
-// and a registered buffer of SIZE-byte slots (roce-qps's); RC QPs connected
-// by hand, UD QPs and their address handles.
+// and a registered buffer of SLOTS slots of SIZE bytes (roce-qps's, and
+// under rxe-wqe-av's UD QP); RC QPs connected by hand, UD QPs and their
+// address handles.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,12 @@
 namespace roce
 {
 
-// The Q_Key of every UD QP here.
+// The attributes of a QP of TYPE whose work completes on CQ: SEND_DEPTH
+// and RECV_DEPTH work requests of one SGE each.
+ibv_qp_init_attr qp_init_attr(ibv_cq *cq, ibv_qp_type type, unsigned send_depth,
+                              unsigned recv_depth);
+
+// The Q_Key of the UD QPs that ready_ud() readies and post_send() sends to.
 inline constexpr std::uint32_t kQkey = 0x11111111;
 
 struct DeviceConfig {
@@ -54,11 +60,18 @@ public:
 	{
 		return buf_.data() + std::size_t{i} * size_;
 	}
+	// Slot I as a scatter/gather entry.
+	ibv_sge slot_sge(unsigned i);
 	// A receive into slot I and a send of LEN bytes from it, with work
 	// request ID WR_ID; a UD send goes through AH to REMOTE_QPN.
 	void post_recv(ibv_qp *qp, unsigned i, std::uint64_t wr_id, unsigned len);
 	void post_send(ibv_qp *qp, unsigned i, std::uint64_t wr_id, unsigned len,
 	               ibv_ah *ah = nullptr, std::uint32_t remote_qpn = 0);
+	// A receive into the whole of slot I, with work request ID I.
+	void post_recv(ibv_qp *qp, unsigned i)
+	{
+		post_recv(qp, i, i, size_);
+	}
 
 	// The port's active MTU in bytes: the largest UD message.
 	unsigned mtu_bytes() const
@@ -69,6 +82,22 @@ public:
 	ibv_cq *cq() const
 	{
 		return cq_;
+	}
+	ibv_pd *pd() const
+	{
+		return pd_;
+	}
+	ibv_context *context() const
+	{
+		return ctx_;
+	}
+	std::uint32_t lkey() const
+	{
+		return mr_->lkey;
+	}
+	std::uint8_t gid_index() const
+	{
+		return gid_index_;
 	}
 	const ibv_gid &gid() const
 	{

@@ -10,6 +10,7 @@
 #include <rdma/rdma_cma.h>
 #include <vector>
 
+#include "verbs/device.h"
 #include "verbs/error.h"
 
 namespace roce
@@ -73,14 +74,7 @@ public:
 			throw VerbsError("connections on two devices: bind to one address");
 
 		auto conn = std::make_unique<Conn>();
-		ibv_qp_init_attr attr{};
-		attr.send_cq = cq_;
-		attr.recv_cq = cq_;
-		attr.qp_type = IBV_QPT_RC;
-		attr.cap.max_send_wr = 4;
-		attr.cap.max_recv_wr = 4;
-		attr.cap.max_send_sge = 1;
-		attr.cap.max_recv_sge = 1;
+		ibv_qp_init_attr attr = qp_init_attr(cq_, IBV_QPT_RC, 4, 4);
 		if (rdma_create_qp(id, pd_, &attr))
 			fail("rdma_create_qp");
 		conn->id = id;

@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+# bash completion for roce-entropy, roce-ping, roce-qps and rxe-wqe-av:
+# subcommands, options, and the values of the options that take words.
+# Installed once per program under share/bash-completion/completions/;
+# tests/completion_test.cpp checks it against each program's --help.
+
+# _roce_entropy_tools_opts PROG SUB: the options of PROG's subcommand SUB
+# (SUB empty: of PROG itself), but -h, --help and --version, which all have.
+_roce_entropy_tools_opts()
+{
+	case $1:$2 in
+	roce-entropy:flow-label) echo "--policy --cm-ports --qpn --flow-label --json" ;;
+	roce-entropy:udp-sport) echo "--flow-label --json" ;;
+	roce-entropy:simulate)
+		echo "--policy --scenario --switch-hash -n --connections -m --paths --trials" \
+			"--offset --grid --svg --json" ;;
+	roce-entropy:pcap) echo "--policy --flow-label --port-flow-label --policy-for --json" ;;
+	roce-entropy:audit) echo "--qp --cm-id --rdma --port-flow-label --base-sport --json" ;;
+	roce-entropy:ecmp-report) echo "--svg --output --json" ;;
+	roce-ping:server) echo "--bind --port --connections --size --close-at-once --messages" ;;
+	roce-ping:client)
+		echo "--bind --server --port --connections --messages --size --flow-label" \
+			"--until --sport-base --cycles --timeout --close-at-once --expect-reject" \
+			"--json" ;;
+	roce-qps:)
+		echo "--dev-a --dev-b --gid-a --gid-b --port --pairs --batch --size --policy" \
+			"--timeout --transport --round-trips --json" ;;
+	rxe-wqe-av:)
+		echo "--send-dev --recv-dev --send-gid --recv-gid --dmac --av-port" \
+			"--av-flow-label --av-sgid-index --timeout" ;;
+	esac
+}
+
+_roce_entropy_tools()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+	local prog=${COMP_WORDS[0]##*/} subs='' sub='' i words
+
+	case $prog in
+	roce-entropy) subs="flow-label udp-sport simulate pcap audit ecmp-report" ;;
+	roce-ping) subs="server client" ;;
+	esac
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case " $subs " in
+		*" ${COMP_WORDS[i]} "*)
+			sub=${COMP_WORDS[i]}
+			break
+			;;
+		esac
+	done
+
+	case $prev in
+	--policy)
+		words="off rfc mix linux"
+		[ "$sub" = simulate ] && words="$words rxe-legacy ideal"
+		mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
+		return
+		;;
+	--scenario)
+		mapfile -t COMPREPLY < <(compgen -W "seq-ports random-ports seq-qpns offset-qpns
+			stride8-qpns random-qpns" -- "$cur")
+		return
+		;;
+	--switch-hash)
+		mapfile -t COMPREPLY < <(compgen -W "crc16 crc32 xor jhash" -- "$cur")
+		return
+		;;
+	--transport)
+		mapfile -t COMPREPLY < <(compgen -W "rc ud" -- "$cur")
+		return
+		;;
+	--svg | --output | --until | --qp | --cm-id | --rdma)
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		return
+		;;
+	--dev-a | --dev-b | --send-dev | --recv-dev)
+		mapfile -t COMPREPLY < <(compgen -W "$(ls /sys/class/infiniband 2>/dev/null)" \
+			-- "$cur")
+		return
+		;;
+	--policy-for | --port-flow-label | --flow-label | --cm-ports | --qpn | --bind | --server | \
+		--dmac | -n | --connections | -m | --paths | --trials | --offset | --port | --pairs | \
+		--batch | --size | --timeout | --gid-a | --gid-b | --messages | --sport-base | \
+		--cycles | --send-gid | --recv-gid | --av-port | --av-flow-label | --av-sgid-index | \
+		--base-sport | --round-trips)
+		return # a value of the user's own
+		;;
+	esac
+
+	words="$(_roce_entropy_tools_opts "$prog" "$sub") -h --help --version"
+	[ -n "$subs" ] && [ -z "$sub" ] && words="$subs $words"
+	if [[ $cur != -* ]] && { [ "$sub" = pcap ] || [ "$sub" = ecmp-report ]; }; then
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur") # the capture, the demo's result
+		return
+	fi
+	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
+}
+
+complete -F _roce_entropy_tools roce-entropy roce-ping roce-qps rxe-wqe-av
