@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench: what the entropy costs, policy by policy, as ratios to off.
+# make bench: what the entropy costs, policy by policy, as ratios to stock
+# 6.12 (the policy linux, what users run today).
 # Runs "roce-entropy simulate --grid" on the host, then one VM
 # (tools/bench/guest.sh: perftest throughput, the UD message rate,
 # the rdma_cm connect/disconnect rate, the policies interleaved in rounds,
@@ -34,7 +35,7 @@ say "bench: roce-entropy simulate --grid on the host"
 "$BUILD/bin/roce-entropy" simulate --grid --json > "$bench/grid.json"
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-say "bench: booting the test VM (TCG with icount: about 13 minutes; host load average $load_before)"
+say "bench: booting the test VM (TCG with icount: about 20 minutes; host load average $load_before)"
 rc=0
 VM_OUT=$bench/vm VM_TIMEOUT=${VM_TIMEOUT:-1800} VM_ICOUNT=0 VM_APPEND=$tsc \
 	"$REPO/tools/testing/vm/run.sh" "$REPO/tools/bench/guest.sh" > "$bench/vm.log" 2>&1 &

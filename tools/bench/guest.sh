@@ -11,10 +11,10 @@
 #   cm           roce-ping --cycles: rdma_cm connect, 1 round trip,
 #                disconnect, one after the other; cycles/s
 #
-# Rounds interleave the policies: each measurement runs under off, rfc and
-# mix back to back, the order rotating by one each round, so that every
-# policy takes every position once in three rounds.  The three servers of a
-# measurement start together before it (a perftest server takes seconds to
+# Rounds interleave the policies: each measurement runs under linux (stock
+# 6.12, the baseline), off, rfc and mix back to back, the order rotating by
+# one each round, so that every policy takes every position once in four
+# rounds.  The four servers of a measurement start together before it (a perftest server takes seconds to
 # start under TCG), idle in their accept until their client comes.
 #
 # The guest's clock: tools/bench.sh runs QEMU with -icount (the clock counts
@@ -32,17 +32,18 @@
 # clock against the host's (the mtime of a file written over 9p) to
 # $rte_out/bench-clock.json.  The status is non-zero if any run failed.
 #
-# RTE_BENCH_ROUNDS (3), RTE_BENCH_CYCLES (600 cycles per cm run),
+# RTE_BENCH_ROUNDS (4), RTE_BENCH_CYCLES (600 cycles per cm run),
 # RTE_BENCH_SETTLE (0.5 s of quiet before each run) and RTE_BENCH_PING
 # (roce-ping to use, default build/bin/roce-ping) change it.
 . "$rte_repo/tools/testing/lib.sh"
 
-ROUNDS=${RTE_BENCH_ROUNDS:-3}
+ROUNDS=${RTE_BENCH_ROUNDS:-4}
 CYCLES=${RTE_BENCH_CYCLES:-600}
 # Seconds of quiet before each run, for the last run's teardown to finish.
 SETTLE=${RTE_BENCH_SETTLE:-0.5}
 PING=${RTE_BENCH_PING:-$rte_repo/build/bin/roce-ping}
-POLICIES=(off rfc mix)
+POLICIES=(linux off rfc mix)
+NPOL=${#POLICIES[@]}
 RAW=$rte_out/bench-raw.jsonl
 PLAN=$rte_out/bench-plan.json
 CLOCK=$rte_out/bench-clock.json
@@ -156,21 +157,21 @@ run_one() {
 	$ok
 }
 
-# measure ROUND TEST SIZE ITERS: the three policies back to back.
+# measure ROUND TEST SIZE ITERS: the policies back to back.
 measure() {
 	local round=$1 test=$2 size=$3 iters=$4 i policy port pid log ok attempt
 	local pids=() ports=() order=()
 
-	for i in 0 1 2; do
-		order+=("${POLICIES[$(((i + round - 1) % 3))]}")
+	for i in $(seq 0 $((NPOL - 1))); do
+		order+=("${POLICIES[$(((i + round - 1) % NPOL))]}")
 		ports+=($((PORT + i)))
 		server "$test" "$size" "$iters" "${ports[$i]}" \
 			"$LOGS/r$round-$test-$size-${order[$i]}.server"
 		pids+=($!)
 	done
-	PORT=$((PORT + 3))
+	PORT=$((PORT + NPOL))
 	wait_for 300 listening "${ports[@]}" || echo "  the servers did not listen"
-	for i in 0 1 2; do
+	for i in $(seq 0 $((NPOL - 1))); do
 		policy=${order[$i]} port=${ports[$i]} pid=${pids[$i]}
 		log=$LOGS/r$round-$test-$size-$policy
 		set_policy "$policy" || { echo "bench: FAIL: cannot set policy $policy"; exit 1; }

@@ -10,8 +10,9 @@ ok, value or error); plan.json, the guest's rounds and measurements;
 clock.json, the guest's clock against the host's; grid.json, "roce-entropy
 simulate --grid --json"; meta.json, the machine and its load.  For each
 measurement it prints the median per policy over the rounds, the spread
-(min-max), the ratio of each policy's median to off's and the goal; off's
-own spread around its median is the noise floor a ratio is read against.
+(min-max), the ratio of each policy's median to the baseline's, stock 6.12
+(linux), and the goal; the farthest any policy's rounds stray from its own
+median is the noise floor a ratio is read against.
 A run that failed, or a measurement short of a round, gets no figure: it is
 printed as missing and the exit status is 1.  Writes DIR/report.json.
 """
@@ -20,8 +21,10 @@ import os
 import statistics
 import sys
 
-POLICIES = ['off', 'rfc', 'mix']
-GRID_POLICIES = ['rfc', 'mix', 'linux-cma', 'rxe-legacy', 'ideal']
+# The first is the baseline of the ratios: stock 6.12, what users run.
+POLICIES = ['linux', 'off', 'rfc', 'mix']
+BASE = POLICIES[0]
+GRID_POLICIES = ['linux', 'rfc', 'mix', 'rxe-legacy', 'ideal']
 # test: (label, unit, goal).  The guest records messages/s (perftest) and
 # cycles/s (roce-ping); RC rates are shown in perftest's MB/s (2^20 bytes).
 TESTS = {
@@ -88,7 +91,7 @@ def summarize(runs, rounds):
             else:
                 entry['complete'] = False
             entry['policies'][policy] = p
-        off = entry['policies']['off']
+        base = entry['policies'][BASE]
         # The noise floor: how far a policy's own rounds stray from its
         # median (off against off, rfc against rfc...), at most.
         spreads = [max(p['max'] / p['median'] - 1, 1 - p['min'] / p['median'])
@@ -97,10 +100,10 @@ def summarize(runs, rounds):
             entry['noise'] = max(spreads)
         for policy in POLICIES[1:]:
             p = entry['policies'][policy]
-            if 'median' not in p or 'median' not in off:
+            if 'median' not in p or 'median' not in base:
                 entry['verdicts'][policy] = 'missing'
                 continue
-            ratio = p['median'] / off['median']
+            ratio = p['median'] / base['median']
             entry['ratios'][policy] = ratio
             if ratio >= goal:
                 entry['verdicts'][policy] = 'goal met'
@@ -139,24 +142,28 @@ def verdict_text(entry):
 
 
 def print_table(entries, rounds):
+    others = POLICIES[1:]
     print(f'rxe in the VM, {rounds} rounds with the policies interleaved; rates per '
           'second of guest time (QEMU icount:')
     print('10^9 guest instructions).  Median per policy (min-max over the rounds), '
-          "ratio of each median to off's,")
+          f"ratio of each median to {BASE}'s (stock 6.12),")
     print("and the goal; noise = how far a policy's rounds stray from its own median, "
           'at most')
-    head = (f"{'measurement':<26} {'unit':<8} {'off':<20} {'rfc':<20} {'mix':<20} "
-            f"{'rfc/off':>7} {'mix/off':>7} {'noise':>6} {'goal':>6}  verdict")
+    head = (f"{'measurement':<26} {'unit':<8} "
+            + ' '.join(f'{p:<20}' for p in POLICIES) + ' '
+            + ' '.join(f"{p + '/' + BASE:>9}" for p in others)
+            + f" {'noise':>6} {'goal':>6}  verdict")
     print(head)
     print('-' * len(head))
     for e in entries:
         label = name(e['test'], e['size'])
         ratios = [f"{e['ratios'][p]:.3f}" if p in e['ratios'] else 'missing'
-                  for p in POLICIES[1:]]
+                  for p in others]
         noise = f"±{100 * e['noise']:.0f}%" if 'noise' in e else '-'
         print(f"{label:<26} {e['unit']:<8} "
-              + ' '.join(f'{cell(e["policies"][p]):<20}' for p in POLICIES)
-              + f" {ratios[0]:>7} {ratios[1]:>7} {noise:>6} {'>=' + str(e['goal']):>6}"
+              + ' '.join(f'{cell(e["policies"][p]):<20}' for p in POLICIES) + ' '
+              + ' '.join(f'{r:>9}' for r in ratios)
+              + f" {noise:>6} {'>=' + str(e['goal']):>6}"
               + f'  {verdict_text(e)}')
         for p in POLICIES:
             for err in e['policies'][p]['errors']:
@@ -198,11 +205,14 @@ def main():
     print()
     g = grid['mean_max_mean_n256_m8']
     print('roce-entropy simulate --grid: mean max/mean path load at n=256, m=8 '
-          '(1.00 = perfect; off is 6.12\'s own: linux-cma, rxe-legacy):')
+          '(1.00 = perfect; linux is stock 6.12, rxe-legacy its rxe UD port):')
     print('  ' + '  '.join(f'{k} {g[k]:.3f}' for k in GRID_POLICIES if k in g))
-    print(f"  mix worse than rfc beyond noise in {grid['mix_worse_than_rfc_beyond_noise']} "
-          f"of {grid['cells']} cells; mix's worst cell / ideal "
-          f"{grid['mix_worst_relative_to_ideal']:.3f}")
+    for policy, t in grid['against_linux'].items():
+        a, r = t['all'], t['goal_region']
+        print(f"  {policy:<10} against linux: {a['better']} better, {a['equal']} equal "
+              f"within noise, {a['worse']} worse of {grid['cells']} cells; at n=64..1024, "
+              f"m=4..16: {r['better']}, {r['equal']}, {r['worse']} of {grid['goal_cells']}")
+    print(f"  mix's worst cell / ideal {grid['mix_worst_relative_to_ideal']:.3f}")
 
     ok = bool(clock) and not missing and all(e['complete'] for e in entries)
     report = dict(meta, plan=plan, clock=clock, measurements=entries,

@@ -3,37 +3,66 @@
 # The demo's guest side (make demo runs it through vm-run.sh): the standard
 # topology's router r becomes two routers, r and s, joined by 8 equal-cost
 # links; r and s pick a link per packet with the kernel's L4 multipath hash.
-# For each policy and address family, 64 rdma_cm connections ping across,
-# and the routers' interface counters say how many packets took each link.
-# The raw counts go to $rte_out/demo-raw.json for the host's report.
+# rxea's traffic to B also takes one of 4 next hops on a0 (a1 and macvlans
+# on it in r, each its own MAC) by its UDP source port, through fib rules on
+# sport ranges that see the ports rxe puts in its flowi: 4 hops for IPv4
+# (a1, a1m1..a1m3), 4 others for IPv6 (a1m4..a1m7), so that r's receive
+# counters tell the families apart.
 #
-#   rxea/a0 -- a1 [r] e0..e7 ==== f0..f7 [s] b1 -- b0/rxeb
+#   rxea/a0 -- a1 (+ a1m1..a1m7) [r] e0..e7 ==== f0..f7 [s] b1 -- b0/rxeb
 #
-# Then the sending host's own routes: rxea's traffic to 10.2.0.0/24 takes
-# one of 4 next hops on a0 (a1 and three macvlans on it in r, each its own
-# MAC) by its UDP source port, through fib rules on sport ranges that see
-# the ports rxe now puts in its flowi; r's receive counters say which next
-# hop each packet went to.  Rules, not a multipath route: 6.12 skips
-# multipath selection for a locally generated lookup bound to an output
-# interface (fib_select_path(); have_oif_match in ip6_pol_route()), and
-# rxe always names its netdev.
+# Each policy, stock 6.12 (linux) first, runs two phases, each with IPv4
+# and IPv6 at once:
+#   cm     64 rdma_cm RC connections per family (roce-ping, CM ports from
+#          50000), every one making MESSAGES round trips;
+#   users  the mix users run, per family: half rdma_cm RC (roce-ping, CM
+#          ports from 51000), a quarter RC without CM (roce-qps: QPNs
+#          exchanged by hand, as NCCL and UCX do), a quarter UD with an
+#          address handle per peer (roce-qps --transport ud), MESSAGES round
+#          trips each.
+# One capture per phase at r, on every interface (Linux cooked v2, which
+# names each packet's interface), of the 8 links only: A to B leaving on
+# e*, B to A arriving on e*, each packet once.  The host judges it with
+# roce-entropy pcap: which link each connection took each way, which ports
+# and flow labels it carried.  The routers' interface counters (e* out, f*
+# out) say what the links carried, to check the capture missed nothing;
+# r's receive counters of the next hops give the host routes' act (phase
+# cm).  Rules, not a multipath route, for the host: 6.12 skips multipath
+# selection for a locally generated lookup bound to an output interface
+# (fib_select_path(); have_oif_match in ip6_pol_route()), and rxe always
+# names its netdev.
 #
-# RTE_DEMO_CONNECTIONS (64), RTE_DEMO_LINKS (8), RTE_DEMO_MESSAGES (50)
-# and RTE_DEMO_SEED (the routers' fib_multipath_hash_seed, fixed so that a
-# run is reproducible) change it.
+# The raw result goes to $rte_out/demo-raw.json, the captures to
+# $rte_out/captures/demo-POLICY-PHASE.pcapng.
+#
+# RTE_DEMO_CONNECTIONS (64, a multiple of 4), RTE_DEMO_LINKS (8),
+# RTE_DEMO_MESSAGES (20) and RTE_DEMO_SEED (the routers'
+# fib_multipath_hash_seed, fixed so that a run is reproducible) change it.
 . "$rte_repo/tools/testing/lib.sh"
 
 N=${RTE_DEMO_CONNECTIONS:-64}
 LINKS=${RTE_DEMO_LINKS:-8}
-MESSAGES=${RTE_DEMO_MESSAGES:-50}
+MESSAGES=${RTE_DEMO_MESSAGES:-20}
 SEED=${RTE_DEMO_SEED:-1234}
-SPORT_BASE=50000
+POLICIES=(linux off rfc mix)
+HOPS=4
+CM_SPORTS=50000 USERS_SPORTS=51000
+QPS=$rte_repo/build/bin/roce-qps
 RAW=$rte_out/demo-raw.json
+WORK=$rte_out/demo
+mkdir -p "$WORK"
 
 progress() { echo "==> demo: $*"; }
 
+# mac_of NS DEV: DEV's MAC address, in netns NS ("": the initial one).
 mac_of() {
-	ip -n "$1" -j link show "$2" | jq -r '.[0].address'
+	ip ${1:+-n "$1"} -j link show "$2" | jq -r '.[0].address'
+}
+
+# neigh NS DEV ADDR MAC: a permanent neighbour: no ARP or neighbour
+# discovery on the counted links and next hops.
+neigh() {
+	ip ${1:+-n "$1"} neigh replace "$3" lladdr "$4" dev "$2" nud permanent
 }
 
 # Split r: b1 moves to the new router s, and LINKS links join r and s.
@@ -61,12 +90,11 @@ ecmp_core() {
 		ip -n s -6 addr add fd09:$i::2/64 dev f$i nodad
 		ip -n r link set e$i up
 		ip -n s link set f$i up
-		# No ARP or neighbour discovery on the counted links.
 		me=$(mac_of r e$i) mf=$(mac_of s f$i)
-		ip -n r neigh replace 10.9.$i.2 lladdr "$mf" dev e$i nud permanent
-		ip -n r -6 neigh replace fd09:$i::2 lladdr "$mf" dev e$i nud permanent
-		ip -n s neigh replace 10.9.$i.1 lladdr "$me" dev f$i nud permanent
-		ip -n s -6 neigh replace fd09:$i::1 lladdr "$me" dev f$i nud permanent
+		neigh r e$i 10.9.$i.2 "$mf"
+		neigh r e$i fd09:$i::2 "$mf"
+		neigh s f$i 10.9.$i.1 "$me"
+		neigh s f$i fd09:$i::1 "$me"
 		hops4_r="$hops4_r nexthop via 10.9.$i.2 dev e$i"
 		hops6_r="$hops6_r nexthop via fd09:$i::2 dev e$i"
 		hops4_s="$hops4_s nexthop via 10.9.$i.1 dev f$i"
@@ -77,122 +105,214 @@ ecmp_core() {
 	step ip -n r -6 route replace fd02::/64 $hops6_r || return 1
 	step ip -n s route replace 10.1.0.0/24 $hops4_s || return 1
 	step ip -n s -6 route replace fd01::/64 $hops6_s || return 1
+	# The hosts and the routers know each other's MACs too.
+	neigh r a1 $A4 "$(mac_of "" a0)"
+	neigh r a1 $A6 "$(mac_of "" a0)"
+	neigh s b1 $B4 "$(mac_of "" b0)"
+	neigh s b1 $B6 "$(mac_of "" b0)"
+	neigh "" b0 $RB4 "$(mac_of s b1)"
+	neigh "" b0 $RB6 "$(mac_of s b1)"
 	ip -n r route show 10.2.0.0/24
 }
 
-# tx_counts NS PREFIX: a JSON array of the tx packets of PREFIX0..PREFIXn.
-tx_counts() {
-	local i out=
-
-	for i in $(seq 0 $((LINKS - 1))); do
-		out="$out${out:+,}$(ip netns exec "$1" cat /sys/class/net/"$2$i"/statistics/tx_packets)"
-	done
-	echo "[$out]"
-}
-
-HOPS=4
-
-# Four next hops for rxea's traffic to B: r's a1 and macvlans a1m1..a1m3,
-# each for a quarter of 0xC000-0xFFFF, by UDP source port.
+# Four next hops per family for rxea's traffic to B, each for a quarter of
+# 0xC000-0xFFFF by UDP source port.  IPv4: r's a1 and macvlans a1m1..a1m3;
+# IPv6: macvlans a1m4..a1m7.
 host_routes() {
-	local j gw lo range width=$((0x4000 / HOPS))
+	local j m gw gw6 lo range width=$((0x4000 / HOPS))
 
+	neigh "" a0 $RA4 "$(mac_of r a1)"
+	neigh "" a0 $RA6 "$(mac_of r a1)"
+	for m in $(seq 1 $((2 * HOPS - 1))); do
+		step ip -n r link add link a1 name a1m$m type macvlan mode private || return 1
+		step ip -n r addr add 10.1.0.1$m/24 dev a1m$m
+		step ip -n r -6 addr add fd01::1$m/64 dev a1m$m nodad
+		step ip -n r link set a1m$m up
+		neigh "" a0 10.1.0.1$m "$(mac_of r a1m$m)"
+		neigh "" a0 fd01::1$m "$(mac_of r a1m$m)"
+	done
 	for j in $(seq 0 $((HOPS - 1))); do
-		if [ "$j" = 0 ]; then
-			gw=$RA4
-			ip neigh replace $RA4 lladdr "$(mac_of r a1)" dev a0 nud permanent
-		else
-			gw=10.1.0.1$j
-			step ip -n r link add link a1 name a1m$j type macvlan mode private || return 1
-			step ip -n r addr add $gw/24 dev a1m$j
-			step ip -n r link set a1m$j up
-			ip neigh replace $gw lladdr "$(mac_of r a1m$j)" dev a0 nud permanent
-		fi
+		gw=10.1.0.1$j gw6=fd01::1$((HOPS + j))
+		[ "$j" != 0 ] || gw=$RA4
 		lo=$((0xC000 + j * width))
 		step ip route add 10.2.0.0/24 via $gw dev a0 table $((200 + j)) || return 1
+		step ip -6 route add fd02::/64 via $gw6 dev a0 table $((200 + j)) || return 1
 		# The kernel refuses a range ending at 65535: the last quarter
 		# is the rest of UDP.
 		range="sport $lo-$((lo + width - 1))"
 		[ "$j" != $((HOPS - 1)) ] || range=
 		step ip rule add pref $((5 + j)) to 10.2.0.0/24 oif a0 ipproto udp \
 			$range lookup $((200 + j)) || return 1
+		step ip -6 rule add pref $((5 + j)) to fd02::/64 oif a0 ipproto udp \
+			$range lookup $((200 + j)) || return 1
 	done
 }
 
-# rx_hops: a JSON array of what each next hop received: a1's own (all it
-# received less what its macvlans took), then a1m1..
-rx_hops() {
-	local j n all sum=0 out=
+# counter NS DEV WHAT: one interface counter.
+counter() {
+	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"
+}
 
-	all=$(ip netns exec r cat /sys/class/net/a1/statistics/rx_packets)
-	for j in $(seq 1 $((HOPS - 1))); do
-		n=$(ip netns exec r cat /sys/class/net/a1m$j/statistics/rx_packets)
+# counters: the phase's counters as JSON: packets out of each of r's e*
+# (A to B) and s's f* (B to A); what each next hop received, per family
+# (IPv4: a1's own, all it received less what its macvlans took, then
+# a1m1..a1m3; IPv6: a1m4..a1m7).
+counters() {
+	local i fwd= rev= all sum=0 n4= n6= n
+
+	for i in $(seq 0 $((LINKS - 1))); do
+		fwd="$fwd${fwd:+,}$(counter r e$i tx_packets)"
+		rev="$rev${rev:+,}$(counter s f$i tx_packets)"
+	done
+	all=$(counter r a1 rx_packets)
+	for i in $(seq 1 $((2 * HOPS - 1))); do
+		n=$(counter r a1m$i rx_packets)
 		sum=$((sum + n))
-		out="$out,$n"
+		if [ "$i" -lt "$HOPS" ]; then n4="$n4,$n"; else n6="$n6${n6:+,}$n"; fi
 	done
-	echo "[$((all - sum))$out]"
+	echo "{\"forward\": [$fwd], \"reverse\": [$rev], \"ipv4\": [$((all - sum))$n4], \"ipv6\": [$n6]}"
 }
 
-# batch FAMILY POLICY: N connections under POLICY; appends a run to $RAW.runs.
-# FAMILY host-ipv4 counts the host's next hops instead of the router's links.
-batch() {
-	local fam=$1 policy=$2 sa ca f0 r0 f1 r1 spid ok=true clients
+# capture_phase NAME: capture RoCE v2 on r's links into
+# $CAPS/demo-NAME.pcapng: every interface (Linux cooked v2, which names it),
+# the links only (by interface index), so that each packet is there once.
+capture_phase() {
+	local i filter=
 
-	if [ "$fam" = ipv6 ]; then sa=$B6 ca=$A6; else sa=$B4 ca=$A4; fi
-	progress "$fam, policy $policy: $N connections, $MESSAGES round trips each"
+	for i in $(seq 0 $((LINKS - 1))); do
+		filter="$filter${filter:+ or }ifindex ${IFINDEX[$i]}"
+	done
+	CAP=$CAPS/demo-$1.pcapng
+	rm -f "$CAP"
+	ip netns exec r dumpcap -q -i any -y LINUX_SLL2 -B 64 \
+		-f "udp port 4791 and ($filter)" -w "$CAP" > "$WORK/dumpcap-$1.log" 2>&1 &
+	CAP_PID=$!
+}
+
+# A background job of a phase: its output in $WORK/NAME.json, its status
+# in JOB_STATUS[NAME] once waited for.
+declare -A JOB_PID JOB_STATUS
+job() {
+	local name=$1
+
+	shift
+	"$@" > "$WORK/$name.json" 2> "$WORK/$name.err" &
+	JOB_PID[$name]=$!
+}
+
+wait_jobs() {
+	local name
+
+	for name in "${!JOB_PID[@]}"; do
+		if wait "${JOB_PID[$name]}"; then
+			JOB_STATUS[$name]=true
+		else
+			JOB_STATUS[$name]=false
+			echo "  $name failed:"
+			sed 's/^/    /' "$WORK/$name.err" | tail -n 20
+		fi
+	done
+	JOB_PID=()
+}
+
+# workload FAMILY KIND NAME [SERVER]: the phase's record of one job (and
+# the server it needs): both must have succeeded.
+workload() {
+	local conns ok=${JOB_STATUS[$3]:-false}
+
+	[ -z "${4:-}" ] || ${JOB_STATUS[$4]:-false} || ok=false
+	conns=$(jq -c '.connections // []' "$WORK/$3.json" 2>/dev/null) || conns='[]'
+	[ -n "$conns" ] || conns='[]'
+	jq -nc --arg family "$1" --arg kind "$2" --argjson ok "$ok" \
+		--argjson conns "$conns" \
+		'{family: $family, kind: $kind, ok: $ok, connections: $conns}'
+}
+
+# phase MIX POLICY: both families' connections of MIX under POLICY at once,
+# captured; appends the phase to $RAW.phases.
+phase() {
+	local mix=$1 policy=$2 fam a b ga gb ncm base t=$SECONDS c0 c1 works=() w ok=true name
+	local f k n s
+
+	progress "$policy, $mix: $N connections per family, IPv4 and IPv6 at once, $MESSAGES round trips each"
 	set_policy "$policy" || return 1
-	if [ "$fam" = host-ipv4 ]; then
-		f0=$(rx_hops) r0=null
-	else
-		f0=$(tx_counts r e) r0=$(tx_counts s f)
-	fi
-	"$PING" server --bind "$sa" --connections "$N" > "$rte_out/demo-server.log" 2>&1 &
-	spid=$!
-	wait_for 10 cm_listening "$sa" || { kill $spid; return 1; }
-	timeout 300 "$PING" client --bind "$ca" --server "$sa" --connections "$N" \
-		--messages "$MESSAGES" --sport-base $SPORT_BASE --json \
-		> "$rte_out/demo-client.json" 2> "$rte_out/demo-client.err" ||
-		{ ok=false; cat "$rte_out/demo-client.err"; }
-	wait_for 30 bash -c "! kill -0 $spid 2>/dev/null" || { kill $spid; ok=false; }
-	wait $spid || ok=false
-	if [ "$fam" = host-ipv4 ]; then
-		f1=$(rx_hops) r1=null
-	else
-		f1=$(tx_counts r e) r1=$(tx_counts s f)
-	fi
-	clients=$(jq -c '.connections' "$rte_out/demo-client.json" 2>/dev/null) || clients='[]'
-	[ -n "$clients" ] || clients='[]'
-	jq --arg fam "$fam" --arg policy "$policy" --argjson ok $ok \
-		--argjson f0 "$f0" --argjson f1 "$f1" --argjson r0 "$r0" --argjson r1 "$r1" \
-		--argjson clients "$clients" \
-		'.runs += [{family: $fam, policy: $policy, clients_ok: $ok, clients: $clients,
-			forward: [range($f1 | length) as $i | $f1[$i] - $f0[$i]]}
-			+ (if $r1 == null then {} else
-			   {reverse: [range($r1 | length) as $i | $r1[$i] - $r0[$i]]} end)]' \
-		"$RAW" > "$RAW.new" && mv "$RAW.new" "$RAW"
-	echo "  A>B per link: $(jq -c '.runs[-1].forward' "$RAW"), B>A: $(jq -c '.runs[-1].reverse // "-"' "$RAW")"
+	JOB_STATUS=()
+	if [ "$mix" = cm ]; then ncm=$N base=$CM_SPORTS; else ncm=$((N / 2)) base=$USERS_SPORTS; fi
+	capture_phase "$policy-$mix"
+	for fam in ipv4 ipv6; do
+		if [ $fam = ipv6 ]; then b=$B6; else b=$B4; fi
+		job "server-$fam" "$PING" server --bind "$b" --connections "$ncm"
+	done
+	wait_for 20 test -s "$CAP" && wait_for 20 cm_listening "$B4" && wait_for 20 cm_listening "$B6" ||
+		{ echo "  the capture or the servers did not start"; ok=false; }
+	sleep 0.5 # dumpcap writes the file header before its filter is live
+	c0=$(counters)
+	for fam in ipv4 ipv6; do
+		if [ $fam = ipv6 ]; then a=$A6 b=$B6; else a=$A4 b=$B4; fi
+		job "client-$fam" timeout 300 "$PING" client --bind "$a" --server "$b" \
+			--connections "$ncm" --messages "$MESSAGES" --sport-base "$base" --json
+		works+=("$fam|rdma_cm RC|client-$fam|server-$fam")
+		[ "$mix" = users ] || continue
+		ga=${GID[a-$fam]} gb=${GID[b-$fam]}
+		job "rc-$fam" timeout 300 "$QPS" --dev-a rxea --dev-b rxeb --gid-a "$ga" --gid-b "$gb" \
+			--pairs $((N / 4)) --round-trips "$MESSAGES" --policy "$policy" --json
+		job "ud-$fam" timeout 300 "$QPS" --dev-a rxea --dev-b rxeb --gid-a "$ga" --gid-b "$gb" \
+			--transport ud --pairs $((N / 4)) --round-trips "$MESSAGES" --policy "$policy" --json
+		works+=("$fam|RC|rc-$fam|" "$fam|UD|ud-$fam|")
+	done
+	wait_jobs
+	sleep 0.2 # the last ACKs
+	c1=$(counters)
+	kill -INT "$CAP_PID"
+	wait "$CAP_PID" || { echo "  dumpcap failed:"; cat "$WORK/dumpcap-$policy-$mix.log"; ok=false; }
+	for w in "${works[@]}"; do
+		IFS='|' read -r f k n s <<< "$w"
+		workload "$f" "$k" "$n" "$s"
+	done > "$WORK/workloads.jsonl"
+	jq --arg policy "$policy" --arg mix "$mix" --arg cap "captures/demo-$policy-$mix.pcapng" \
+		--argjson c0 "$c0" --argjson c1 "$c1" --slurpfile works "$WORK/workloads.jsonl" '
+		def delta(k): [range($c1[k] | length) as $i | $c1[k][$i] - $c0[k][$i]];
+		.phases += [{policy: $policy, mix: $mix, capture: $cap,
+			counters: {forward: delta("forward"), reverse: delta("reverse")},
+			workloads: $works}
+			+ (if $mix == "cm" then {host: {ipv4: delta("ipv4"), ipv6: delta("ipv6")}}
+			   else {} end)]' "$RAW" > "$RAW.new" && mv "$RAW.new" "$RAW"
+	echo "  A>B per link: $(jq -c '.phases[-1].counters.forward' "$RAW"), B>A: $(jq -c '.phases[-1].counters.reverse' "$RAW")"
+	[ "$mix" = users ] ||
+		echo "  host next hops IPv4: $(jq -c '.phases[-1].host.ipv4' "$RAW"), IPv6: $(jq -c '.phases[-1].host.ipv6' "$RAW")"
+	echo "  $((SECONDS - t)) s"
+	for name in "${!JOB_STATUS[@]}"; do
+		${JOB_STATUS[$name]} || ok=false
+	done
 	$ok
 }
 
-progress "ECMP core: $LINKS links between routers r and s, L4 hash, seed $SEED"
-ecmp_core || { echo "demo: FAIL: could not build the ECMP core"; exit 1; }
-jq -n --argjson n "$N" --argjson links "$LINKS" --argjson m "$MESSAGES" --argjson seed "$SEED" \
-	'{connections: $n, links: $links, messages: $m, seed: $seed, runs: []}' > "$RAW"
+t0=$SECONDS
+progress "ECMP core: $LINKS links between routers r and s, L4 hash, seed $SEED; host routes by port"
+if ! ecmp_core || ! host_routes; then
+	echo "demo: FAIL: could not build the topology"
+	exit 1
+fi
+declare -A GID
+GID[a-ipv4]=$(gid_index rxea $A4) GID[b-ipv4]=$(gid_index rxeb $B4)
+GID[a-ipv6]=$(gid_index rxea $A6) GID[b-ipv6]=$(gid_index rxeb $B6)
+IFINDEX=()
+for i in $(seq 0 $((LINKS - 1))); do
+	IFINDEX+=("$(ip -n r -j link show e$i | jq '.[0].ifindex')")
+done
+jq -n --argjson n "$N" --argjson links "$LINKS" --argjson hops "$HOPS" --argjson m "$MESSAGES" \
+	--argjson seed "$SEED" --arg a4 $A4 --arg b4 $B4 --arg a6 $A6 --arg b6 $B6 \
+	--argjson ifindex "[$(IFS=,; echo "${IFINDEX[*]}")]" \
+	'{connections: $n, links: $links, hops: $hops, messages: $m, seed: $seed,
+	  addresses: {ipv4: {a: $a4, b: $b4}, ipv6: {a: $a6, b: $b6}},
+	  link_ifindex: $ifindex, phases: []}' > "$RAW"
+ulimit -l unlimited
 rc=0
-for fam in ipv4 ipv6; do
-	for policy in off rfc mix; do
-		batch $fam $policy || rc=1
+for policy in "${POLICIES[@]}"; do
+	for mix in cm users; do
+		phase $mix "$policy" || rc=1
 	done
 done
-progress "host routes: rxea's traffic to B over $HOPS next hops on a0, by UDP source port"
-if host_routes; then
-	for policy in off rfc mix; do
-		batch host-ipv4 $policy || rc=1
-	done
-else
-	echo "demo: FAIL: could not set up the host's routes by port"
-	rc=1
-fi
 set_policy rfc
-progress "raw counts in $RAW"
+progress "raw counts in $RAW; the phases took $((SECONDS - t0)) s"
 exit $rc

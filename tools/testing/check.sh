@@ -398,7 +398,7 @@ if [ "$demo" = 1 ]; then
 	if [ -f "$BUILD/demo/report.json" ]; then
 		while read -r ok what; do
 			if [ "$ok" = true ]; then count OK "demo: $what"; else count FAIL "demo: $what"; fi
-		done < <(jq -r '.runs[] | "\(.ok) \(.family) \(.policy): \(.verdict)"' "$BUILD/demo/report.json")
+		done < <(jq -r '.runs[] | "\(.ok) \(.act) \(.mix) \(.family) \(.policy): \(.verdict)"' "$BUILD/demo/report.json")
 	fi
 	[ "$(task_rc demo)" = 0 ] ||
 		{ tail -n 20 "$LOGS/demo.log"; count FAIL "make demo's self-check (log $LOGS/demo.log)"; }

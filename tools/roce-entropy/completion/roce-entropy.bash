@@ -24,7 +24,7 @@ _roce_entropy_tools_opts()
 			"--json" ;;
 	roce-qps:)
 		echo "--dev-a --dev-b --gid-a --gid-b --port --pairs --batch --size --policy" \
-			"--timeout --json" ;;
+			"--timeout --transport --round-trips --json" ;;
 	rxe-wqe-av:)
 		echo "--send-dev --recv-dev --send-gid --recv-gid --dmac --av-port" \
 			"--av-flow-label --av-sgid-index --timeout" ;;
@@ -65,6 +65,10 @@ _roce_entropy_tools()
 		mapfile -t COMPREPLY < <(compgen -W "crc16 crc32 xor jhash" -- "$cur")
 		return
 		;;
+	--transport)
+		mapfile -t COMPREPLY < <(compgen -W "rc ud" -- "$cur")
+		return
+		;;
 	--svg | --output | --until | --qp | --cm-id | --rdma)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
@@ -78,7 +82,7 @@ _roce_entropy_tools()
 		--dmac | -n | --connections | -m | --paths | --trials | --offset | --port | --pairs | \
 		--batch | --size | --timeout | --gid-a | --gid-b | --messages | --sport-base | \
 		--cycles | --send-gid | --recv-gid | --av-port | --av-flow-label | --av-sgid-index | \
-		--base-sport)
+		--base-sport | --round-trips)
 		return # a value of the user's own
 		;;
 	esac

@@ -130,7 +130,7 @@ Record qp_record(const QpVerdict &v)
 	    .add_json("udp_sport", opt_json(q.udp_sport))
 	    .add_json("cm", cm)
 	    .add_json("expected", expected)
-	    .add_json("verdict", verdict_name(v.verdict))
+	    .add_json("verdict", audit_verdict_name(v.verdict))
 	    .add_json("notes", v.notes)
 	    .add_text(qp_text(q) + verdict_text(v));
 	return r;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// ecmp-report: the ECMP demo's raw counts judged; a table (or JSON), the
-// report as a file and a chart.  Exit status 1 when a policy fails.
+// ecmp-report: the ECMP demo's counts and captures judged; a table (or
+// JSON), the report as a file and a chart.  Exit status 1 when a run fails.
 #include <fstream>
 #include <map>
 
@@ -34,9 +34,11 @@ void add_ideals(std::vector<EcmpRun> &runs)
 	std::map<std::pair<unsigned, unsigned>, SimResult> ideals;
 
 	for (auto &run : runs) {
+		if (!run.connection_count)
+			continue; // nothing to compare: the run fails on its own
 		SimParams params;
 		params.policy = SimPolicy::Ideal;
-		params.connections = static_cast<unsigned>(run.udp_sports.size());
+		params.connections = run.connection_count;
 		params.paths = static_cast<unsigned>(run.forward.size());
 		params.trials = 4000;
 		auto key = std::pair{params.connections, params.paths};

@@ -69,9 +69,11 @@ json wire_json(const std::optional<WireEntropy> &e, bool ipv6)
 
 json direction_json(const Direction &d, bool ipv6)
 {
-	json attrs = json::object();
+	json attrs = json::object(), interfaces = json::object();
 	for (const auto &[attr, n] : d.cm_attrs)
 		attrs[cm_attr_name(attr)] = n;
+	for (const auto &[ifindex, n] : d.interfaces)
+		interfaces[std::to_string(ifindex)] = n;
 	return {{"policy", policy_name(d.policy)},
 	        {"packets", d.packets},
 	        {"cm_packets", d.cm_packets},
@@ -81,6 +83,7 @@ json direction_json(const Direction &d, bool ipv6)
 	        {"cm_udp_sports", d.cm_udp_sports},
 	        {"data_udp_sports", d.data_udp_sports},
 	        {"flow_labels", d.flow_labels},
+	        {"interfaces", interfaces},
 	        {"expected_data", wire_json(d.expected_data, ipv6)}};
 }
 

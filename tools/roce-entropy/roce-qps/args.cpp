@@ -14,7 +14,7 @@ namespace
 
 struct Args {
 	std::string dev_a, dev_b, port = "1", gid_a, gid_b, pairs = "1", batch = "256", size = "16",
-	                          policy, timeout = "20";
+	                          policy, timeout = "20", transport = "rc", round_trips = "0";
 	bool json = false;
 };
 
@@ -31,6 +31,10 @@ void fill(const Args &args, QpsOptions &opts)
 	opts.size = number_arg(args.size, 4, 4096, "size");
 	opts.timeout = number_arg(args.timeout, 1, 3600, "timeout");
 	opts.json = args.json;
+	if (args.transport != "rc" && args.transport != "ud")
+		throw UsageError("unknown transport '" + args.transport + "' (rc or ud)");
+	opts.ud = args.transport == "ud";
+	opts.round_trips = number_arg(args.round_trips, 0, 1000000, "round trips");
 	if (!args.policy.empty())
 		opts.policy = policy_arg(args.policy);
 }
@@ -40,8 +44,9 @@ void fill(const Args &args, QpsOptions &opts)
 std::optional<int> parse_qps_args(int argc, const char *const *argv, QpsOptions &opts,
                                   std::ostream &out, std::ostream &err)
 {
-	CLI::App app{"RC QP pairs without rdma_cm between two RoCE v2 devices: one send each; "
-	             "prints each pair's QPNs and the UDP source port a policy predicts",
+	CLI::App app{"RC or UD QP pairs without rdma_cm between two RoCE v2 devices: one send "
+	             "or round trips each; prints each pair's QPNs and the UDP source ports a "
+	             "policy predicts",
 	             "roce-qps"};
 	Args args;
 
@@ -57,6 +62,12 @@ std::optional<int> parse_qps_args(int argc, const char *const *argv, QpsOptions 
 	               "predict each pair's port and flow label under off, rfc, mix or linux");
 	number_option(app.add_option("--timeout", args.timeout,
 	                             "seconds without a completion before giving up"));
+	app.add_option("--transport", args.transport,
+	               "rc: RC QPs connected by QPN; ud: UD QPs, an address handle per peer")
+	    ->capture_default_str();
+	number_option(app.add_option("--round-trips", args.round_trips,
+	                             "round trips per pair, B answering each message (0: one "
+	                             "send from A to B)"));
 	app.add_flag("--json", args.json, "print JSON, with every pair");
 
 	return parse_app(app, argc, argv, out, err, [&] { fill(args, opts); });

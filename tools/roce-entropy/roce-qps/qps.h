@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-// roce-qps: many RC QP pairs without rdma_cm, one end on each of two
-// devices, connected directly by QPN and GID; one send per pair.  For the
-// many-QPs test: it prints every pair's QPNs and, under a policy, the UDP
-// source port and flow label the pair's packets must carry.
+// roce-qps: many QP pairs without rdma_cm, one end on each of two devices:
+// RC QPs connected directly by QPN and GID (as NCCL and UCX set them up),
+// or UD QPs that send through an address handle per peer.  One send per
+// pair, or round trips.  For the many-QPs test and the demo: it prints
+// every pair's QPNs and, under a policy, the UDP source port and flow label
+// the pair's packets must carry.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,9 @@ struct QpsOptions {
 	unsigned size = 16;           // bytes per message
 	std::optional<Policy> policy; // predict ports under this policy
 	unsigned timeout = 20;        // seconds without a completion: failure
+	bool ud = false;              // UD QPs with an AH per peer, not RC
+	// 0: one send from A to B; N: N round trips, B answering each message
+	unsigned round_trips = 0;
 	bool json = false;
 };
 
@@ -44,7 +49,7 @@ Birthday birthday_distinct(unsigned draws, unsigned slots);
 inline constexpr unsigned kSportSlots = 0x4000;
 
 // Create, connect and exercise the pairs.  Returns the exit status: 0 when
-// every pair's send completed and arrived intact, 1 otherwise.
+// every pair's messages completed and arrived intact, 1 otherwise.
 int run_qps(const QpsOptions &opts, std::ostream &out, std::ostream &err);
 
 } // namespace roce

@@ -5,6 +5,7 @@
 // broken ones.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -37,6 +38,14 @@ Result run(std::vector<std::string> args)
 std::string data(const std::string &name)
 {
 	return std::string(ROCE_TEST_DATA) + "/" + name;
+}
+
+// A file NAME in the test's temporary folder holding TEXT.
+std::string temp_file(const std::string &name, const std::string &text)
+{
+	const std::string path = testing::TempDir() + name;
+	std::ofstream(path, std::ios::binary) << text;
+	return path;
 }
 
 TEST(AuditCli, QpWithoutCmIdIsAUsageError)
@@ -74,8 +83,11 @@ TEST(AuditCli, MissingOrMalformedFile)
 	auto r = run({"audit", "--qp", data("no-such.json"), "--cm-id", data("audit-empty.json")});
 	EXPECT_EQ(r.status, 2);
 	EXPECT_NE(r.err.find("cannot read"), std::string::npos) << r.err;
-	r = run({"audit", "--qp", data("observe-rfc-qp-truncated.json"), "--cm-id",
-	         data("observe-rfc-cm_id.json")});
+	// rdma -j -dd res show qp's output cut in the middle of its first QP.
+	const auto cut = temp_file("observe-rfc-qp-truncated.json",
+	                           "[{\"ifindex\":2,\"ifname\":\"rxe0\",\"port\":1,\"lqpn\":17,"
+	                           "\"rqpn\":18,\"type\":\"RC\",\"state\":\"RTS\",\"drv");
+	r = run({"audit", "--qp", cut, "--cm-id", data("audit-empty.json")});
 	EXPECT_EQ(r.status, 2);
 	EXPECT_NE(r.err.find("observe-rfc-qp-truncated.json: not the JSON of rdma -j"),
 	          std::string::npos)

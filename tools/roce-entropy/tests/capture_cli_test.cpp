@@ -27,6 +27,36 @@ namespace
 
 using namespace roce::test;
 
+// A capture on every interface of a router (Linux cooked v2, "any") names
+// each packet's interface: pcap counts each direction's packets per
+// interface, the links the demo's connections took.
+TEST(PcapCli, LinuxCookedV2CountsPacketsPerInterface)
+{
+	auto c = cm_rc(false, kSportPorts1And7471, 0);
+	std::vector<Buf> sll2;
+	for (const auto &eth : c.frames) {
+		Buf f(20, 0);
+		put(f, 0, 0x0800, 2);
+		// A to B (10.1.0.2) out of interface 5, B to A in on 7.
+		put(f, 4, eth[14 + 12 + 1] == 1 ? 5 : 7, 4);
+		put(f, 8, 1, 2); // ARPHRD_ETHER
+		f.insert(f.end(), eth.begin() + 14, eth.end());
+		sll2.push_back(f);
+	}
+	TempCapture cap(sll2, DLT_LINUX_SLL2);
+	auto r = pcap_cli({cap.path(), "--policy", "rfc", "--json"});
+	ASSERT_EQ(r.status, 0) << r.err << r.out;
+	auto j = nlohmann::json::parse(r.out);
+	ASSERT_EQ(j["connections"].size(), 1u);
+	EXPECT_EQ(j["connections"][0]["forward"]["interfaces"], (nlohmann::json{{"5", 5}}));
+	EXPECT_EQ(j["connections"][0]["reverse"]["interfaces"], (nlohmann::json{{"7", 4}}));
+	// Without the interface (Ethernet), nothing is counted per interface.
+	TempCapture eth(c.frames);
+	r = pcap_cli({eth.path(), "--policy", "rfc", "--json"});
+	j = nlohmann::json::parse(r.out);
+	EXPECT_EQ(j["connections"][0]["forward"]["interfaces"], nlohmann::json::object());
+}
+
 TEST(PcapCli, JsonAndExitStatus)
 {
 	TempCapture good(cm_rc(true, kSportPorts1And7471, kFlPorts1And7471).frames);

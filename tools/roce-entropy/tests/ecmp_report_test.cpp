@@ -3,7 +3,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,15 +44,31 @@ const MaxMeanCase max_mean_cases[] = {
 INSTANTIATE_TEST_SUITE_P(Cases, MaxMean, testing::ValuesIn(max_mean_cases),
                          [](const auto &param_info) { return std::string(param_info.param.name); });
 
+// A connection on one port and link, both ways.
+DemoConnection on(unsigned link, std::uint16_t sport, const char *kind = "rdma_cm RC")
+{
+	DemoConnection c;
+	c.kind = kind;
+	c.found = c.consistent = true;
+	c.udp_sports = {sport};
+	c.forward_links = {{link, 10}};
+	c.reverse_links = {{link, 10}};
+	return c;
+}
+
 EcmpRun run_of(const char *policy, std::vector<std::uint64_t> fwd, std::vector<std::uint64_t> rev)
 {
 	EcmpRun run;
+	run.act = "ecmp";
+	run.mix = "cm";
 	run.family = "ipv4";
 	run.policy = policy;
 	run.forward = std::move(fwd);
 	run.reverse = std::move(rev);
-	run.udp_sports = {0xC000, 0xC001};
+	run.connections = {on(0, 0xC000), on(1, 0xC001)};
+	run.connection_count = 2;
 	run.clients_ok = true;
+	run.balance_asserted = std::string(policy) == "rfc" || std::string(policy) == "mix";
 	run.ideal_p95 = 1.88;
 	return run;
 }
@@ -78,7 +96,9 @@ TEST(EcmpJudge, OffSpreadFails)
 TEST(EcmpJudge, PoliciesWithinTheIdealPass)
 {
 	// 1.8 = 450 / (1000 / 4)
-	EXPECT_TRUE(judge(run_of("rfc", {450, 250, 200, 100}, {300, 300, 200, 200})).ok);
+	auto v = judge(run_of("rfc", {450, 250, 200, 100}, {300, 300, 200, 200}));
+	EXPECT_TRUE(v.ok) << v.why;
+	EXPECT_EQ(v.why, "within random ports' p95; every connection on one port");
 	EXPECT_TRUE(judge(run_of("mix", {250, 250, 250, 250}, {250, 250, 250, 250})).ok);
 }
 
@@ -88,6 +108,17 @@ TEST(EcmpJudge, EitherDirectionBeyondTheIdealFails)
 	EXPECT_FALSE(judge(run_of("rfc", {500, 200, 200, 100}, {250, 250, 250, 250})).ok);
 	// reverse 2.0
 	EXPECT_FALSE(judge(run_of("mix", {250, 250, 250, 250}, {500, 200, 200, 100})).ok);
+}
+
+// The users' mix: QPNs differ from run to run, its balance is reported.
+TEST(EcmpJudge, UnassertedBalanceIsReported)
+{
+	auto run = run_of("mix", {500, 200, 200, 100}, {250, 250, 250, 250});
+	run.balance_asserted = false;
+	auto v = judge(run);
+	EXPECT_TRUE(v.ok) << v.why;
+	EXPECT_FALSE(v.within_p95);
+	EXPECT_NE(v.why.find("not asserted"), std::string::npos);
 }
 
 TEST(EcmpJudge, FailedClientOrNoPacketsFails)
@@ -102,48 +133,259 @@ TEST(EcmpJudge, FailedClientOrNoPacketsFails)
 TEST(EcmpJudge, HostRunsHaveOneDirection)
 {
 	auto run = run_of("rfc", {260, 240, 250, 250}, {});
+	run.act = "host";
+	run.connections.clear();
 	EXPECT_TRUE(judge(run).ok);
 	run.forward = {1000, 0, 0, 0};
 	EXPECT_FALSE(judge(run).ok);
 	run.policy = "off";
 	EXPECT_TRUE(judge(run).ok);
+	run.policy = "linux"; // stock rxe gives the route lookup no ports: reported
+	auto v = judge(run);
+	EXPECT_TRUE(v.ok);
+	EXPECT_EQ(v.why, "reported");
 }
 
-json raw_run(const char *policy, std::vector<std::uint64_t> fwd, std::vector<std::uint64_t> rev)
+TEST(EcmpJudge, RfcAndMixKeepEveryConnectionOnOnePort)
 {
-	return {{"family", "ipv4"},
-	        {"policy", policy},
+	auto run = run_of("mix", {250, 250, 250, 250}, {250, 250, 250, 250});
+	run.connections[1].udp_sports.insert(0xD872);
+	auto v = judge(run);
+	EXPECT_FALSE(v.ok);
+	EXPECT_EQ(v.split, 1u);
+	EXPECT_NE(v.why.find("1 connections on more than one port"), std::string::npos) << v.why;
+	run.policy = "off";
+	run.forward = {1000, 0, 0, 0};
+	run.reverse = {1000, 0, 0, 0};
+	EXPECT_FALSE(judge(run).ok);
+}
+
+// Stock 6.12 splits exactly the connections its rules split, and some.
+TEST(EcmpJudge, LinuxSplitsWhatStockSplits)
+{
+	auto run = run_of("linux", {250, 250, 250, 250}, {250, 250, 250, 250});
+	run.connections[0].udp_sports.insert(0xD872);
+	run.connections[0].linux_splits = true;
+	auto v = judge(run);
+	EXPECT_TRUE(v.ok) << v.why;
+	EXPECT_EQ(v.why, "stock splits 1 of 2 connections, as predicted");
+	run.connections[1].linux_splits = true; // predicted, not seen
+	v = judge(run);
+	EXPECT_FALSE(v.ok);
+	EXPECT_NE(v.why.find("1 connections on more than one port, stock 6.12 splits 2"),
+	          std::string::npos)
+	    << v.why;
+	run = run_of("linux", {250, 250, 250, 250}, {250, 250, 250, 250});
+	EXPECT_FALSE(judge(run).ok); // stock splits none: the demo shows nothing
+}
+
+TEST(EcmpJudge, EveryConnectionInTheCaptureAsPredicted)
+{
+	auto run = run_of("rfc", {250, 250, 250, 250}, {250, 250, 250, 250});
+	run.connections[0].found = false;
+	auto v = judge(run);
+	EXPECT_FALSE(v.ok);
+	EXPECT_EQ(v.missing, 1u);
+	run.connections[0].found = true;
+	run.connections[1].consistent = false;
+	v = judge(run);
+	EXPECT_FALSE(v.ok);
+	EXPECT_NE(v.why.find("off the policy's prediction"), std::string::npos);
+	run.connections[1].consistent = true;
+	run.capture_coverage = 0.98;
+	v = judge(run);
+	EXPECT_FALSE(v.ok);
+	EXPECT_NE(v.why.find("98.0%"), std::string::npos) << v.why;
+}
+
+TEST(EcmpJudge, DirectionsApartAndIpv6FlowLabels)
+{
+	auto run = run_of("rfc", {250, 250, 250, 250}, {250, 250, 250, 250});
+	run.family = "ipv6";
+	run.connections[0].reverse_links = {{3, 10}};
+	run.connections[0].flow_labels = {0x12345};
+	run.connections[1].flow_labels = {0};
+	auto v = judge(run);
+	EXPECT_EQ(v.apart, 1u);
+	EXPECT_EQ(v.fl_zero, 1u);
+	EXPECT_EQ(v.fl_set, 1u);
+	EXPECT_FALSE(v.ok); // rfc gives every IPv6 connection a flow label
+	run.policy = "linux";
+	run.connections[0].flow_labels = {0};
+	run.connections[0].udp_sports.insert(0xD872);
+	run.connections[0].linux_splits = true;
+	v = judge(run);
+	EXPECT_TRUE(v.ok) << v.why;
+	EXPECT_EQ(v.fl_zero, 2u);
+}
+
+// ---- the raw result ----
+
+json dir_json(std::vector<std::uint16_t> sports, std::map<std::string, unsigned> ifaces,
+              std::vector<std::uint32_t> fls = {})
+{
+	unsigned packets = 0;
+	for (const auto &[i, n] : ifaces)
+		packets += n;
+	return {{"packets", packets},
+	        {"udp_sports", sports},
+	        {"flow_labels", fls},
+	        {"interfaces", ifaces}};
+}
+
+json pconn(const char *src, const char *dst, const char *transport, std::vector<std::uint32_t> qpns,
+           json cm_ports, json fwd, json rev, bool consistent = true)
+{
+	return {{"src", src},
+	        {"dst", dst},
+	        {"transport", transport},
+	        {"qpns", qpns},
+	        {"cm_ports", cm_ports},
 	        {"forward", fwd},
 	        {"reverse", rev},
-	        {"clients_ok", true},
-	        {"clients", {{{"sport", 1}, {"dport", 7471}}, {{"sport", 2}, {"dport", 7471}}}}};
+	        {"consistent", consistent}};
 }
 
-TEST(EcmpParse, PredictsEachConnectionsPort)
+// Two links, interfaces 11 and 12; A is 10.1.0.2, B 10.2.0.2.
+json raw_result(json phases)
 {
-	json raw = {{"runs", {raw_run("rfc", {1, 2}, {2, 1}), raw_run("off", {3, 0}, {0, 3})}}};
-	auto runs = parse_ecmp_runs(raw);
-	ASSERT_EQ(runs.size(), 2u);
-	// By hand, RFC: h = 1 * 7471 = 0x1d2f; h ^= h >> 16 (0); h ^= h >> 8:
-	// 0x1d2f ^ 0x1d = 0x1d32; port 0x1d32 | 0xc000.  2 * 7471 = 0x3a5e;
-	// 0x3a5e ^ 0x3a = 0x3a64; port 0x3a64 | 0xc000.
-	EXPECT_EQ(runs[0].udp_sports, (std::vector<std::uint16_t>{0xDD32, 0xFA64}));
-	EXPECT_EQ(runs[1].udp_sports, (std::vector<std::uint16_t>{0xC000, 0xC000}));
-	EXPECT_EQ(judge(runs[1]).distinct_sports, 1u);
+	return {{"addresses", {{"ipv4", {{"a", "10.1.0.2"}, {"b", "10.2.0.2"}}}}},
+	        {"link_ifindex", {11, 12}},
+	        {"phases", phases}};
+}
+
+// Stock 6.12, rdma_cm: connection 50000 has its MADs (0xd872) on link 1 and
+// its data on link 0; 50001 is all on link 1.
+json linux_cm_phase()
+{
+	json pcap = {{"connections",
+	              {pconn("10.1.0.2", "10.2.0.2", "RC", {0x11, 0x12}, {50000, 7471},
+	                     dir_json({0xD872, 0xC100}, {{"11", 40}, {"12", 3}}),
+	                     dir_json({0xD872, 0xC100}, {{"11", 40}, {"12", 2}})),
+	               pconn("10.1.0.2", "10.2.0.2", "RC", {0x13, 0x14}, {50001, 7471},
+	                     dir_json({0xD872, 0xC200}, {{"12", 43}}),
+	                     dir_json({0xD872, 0xC200}, {{"12", 42}}))}}};
+	return {{"policy", "linux"},
+	        {"mix", "cm"},
+	        {"counters", {{"forward", {40, 46}}, {"reverse", {40, 44}}}},
+	        {"host", {{"ipv4", {0, 0, 0, 86}}}},
+	        {"workloads",
+	         {{{"family", "ipv4"},
+	           {"kind", "rdma_cm RC"},
+	           {"ok", true},
+	           {"connections",
+	            {{{"src", "10.1.0.2"}, {"sport", 50000}, {"dport", 7471}},
+	             {{"src", "10.1.0.2"}, {"sport", 50001}, {"dport", 7471}}}}}}},
+	        {"pcap", pcap}};
+}
+
+// The users' mix under mix: an RC pair without CM, seen as two halves, and
+// a UD pair.
+json users_phase()
+{
+	json pcap = {{"connections",
+	              {pconn("10.1.0.2", "10.2.0.2", "RC", {0x22}, nullptr,
+	                     dir_json({0xE000}, {{"11", 20}}), dir_json({}, {})),
+	               pconn("10.2.0.2", "10.1.0.2", "RC", {0x21}, nullptr,
+	                     dir_json({0xE000}, {{"11", 20}}), dir_json({}, {})),
+	               pconn("10.1.0.2", "10.2.0.2", "UD", {0x23, 0x24}, nullptr,
+	                     dir_json({0xF000}, {{"12", 20}}), dir_json({0xF000}, {{"12", 20}}))}}};
+	return {{"policy", "mix"},
+	        {"mix", "users"},
+	        {"counters", {{"forward", {20, 20}}, {"reverse", {20, 20}}}},
+	        {"workloads",
+	         {{{"family", "ipv4"},
+	           {"kind", "RC"},
+	           {"ok", true},
+	           {"connections", {{{"qpn_a", 0x21}, {"qpn_b", 0x22}}}}},
+	          {{"family", "ipv4"},
+	           {"kind", "UD"},
+	           {"ok", true},
+	           {"connections", {{{"qpn_a", 0x23}, {"qpn_b", 0x24}}}}}}},
+	        {"pcap", pcap}};
+}
+
+TEST(EcmpParse, CapturedConnectionsPerLink)
+{
+	auto runs = parse_ecmp_runs(raw_result({users_phase(), linux_cm_phase()}));
+	// Sorted: the routers' rdma_cm run, the host's, the users' mix.
+	ASSERT_EQ(runs.size(), 3u);
+	const EcmpRun &cm = runs[0];
+	EXPECT_EQ(cm.act, "ecmp");
+	EXPECT_EQ(cm.mix, "cm");
+	EXPECT_EQ(cm.policy, "linux");
+	EXPECT_EQ(cm.forward, (std::vector<std::uint64_t>{40, 46}));
+	EXPECT_EQ(cm.reverse, (std::vector<std::uint64_t>{40, 44}));
+	EXPECT_DOUBLE_EQ(cm.capture_coverage, 1.0);
+	ASSERT_EQ(cm.connections.size(), 2u);
+	EXPECT_TRUE(cm.connections[0].found);
+	EXPECT_EQ(cm.connections[0].udp_sports, (std::set<std::uint16_t>{0xC100, 0xD872}));
+	// By hand: 50000 * 31 + 7471 = 1557471 = 0x17C3DF, 20 bits 0x7C3DF:
+	// port 0x03DF ^ 0x1F = 0x03C0 | 0xC000 = 0xC3C0, not QP1's 0xD872.
+	EXPECT_TRUE(cm.connections[0].linux_splits);
+	auto v = judge(cm);
+	EXPECT_EQ(v.split, 2u);
+	EXPECT_EQ(v.apart, 0u);
+	EXPECT_TRUE(v.ok) << v.why;
+
+	const EcmpRun &host = runs[1];
+	EXPECT_EQ(host.act, "host");
+	EXPECT_EQ(host.forward, (std::vector<std::uint64_t>{0, 0, 0, 86}));
+	EXPECT_EQ(host.connection_count, 2u);
+	EXPECT_TRUE(host.reverse.empty());
+
+	const EcmpRun &users = runs[2];
+	EXPECT_EQ(users.mix, "users");
+	ASSERT_EQ(users.connections.size(), 2u);
+	const DemoConnection &rc = users.connections[0];
+	EXPECT_EQ(rc.kind, "RC");
+	EXPECT_TRUE(rc.found);
+	EXPECT_EQ(rc.forward_links, (std::map<unsigned, std::uint64_t>{{0, 20}}));
+	EXPECT_EQ(rc.reverse_links, (std::map<unsigned, std::uint64_t>{{0, 20}}));
+	const DemoConnection &ud = users.connections[1];
+	EXPECT_EQ(ud.kind, "UD");
+	EXPECT_TRUE(ud.found);
+	EXPECT_EQ(ud.udp_sports, std::set<std::uint16_t>{0xF000});
+	// hash_32(0x23, 14) and hash_32(0x24, 14): two ports under stock.
+	EXPECT_TRUE(ud.linux_splits);
+	EXPECT_FALSE(users.balance_asserted);
+	EXPECT_EQ(users.forward, (std::vector<std::uint64_t>{20, 20}));
+	EXPECT_TRUE(judge(users).ok) << judge(users).why;
+}
+
+TEST(EcmpParse, AConnectionMissingFromTheCapture)
+{
+	json phase = users_phase();
+	phase["pcap"]["connections"].erase(1); // B to A of the RC pair
+	auto runs = parse_ecmp_runs(raw_result({phase}));
+	ASSERT_EQ(runs.size(), 1u);
+	EXPECT_FALSE(runs[0].connections[0].found);
+	EXPECT_TRUE(runs[0].connections[1].found);
+	auto v = judge(runs[0]);
+	EXPECT_EQ(v.missing, 1u);
+	EXPECT_FALSE(v.ok);
+	EXPECT_LT(runs[0].capture_coverage, 0.99);
 }
 
 TEST(EcmpParse, RejectsMalformedResults)
 {
 	EXPECT_THROW(parse_ecmp_runs(json::object()), std::runtime_error);
-	EXPECT_THROW(parse_ecmp_runs(json{{"runs", json::array()}}), std::runtime_error);
-	EXPECT_THROW(parse_ecmp_runs(json{{"runs", {raw_run("fast", {1}, {1})}}}),
-	             std::runtime_error);
-	EXPECT_THROW(parse_ecmp_runs(json{{"runs", {raw_run("rfc", {1, 2}, {1})}}}),
-	             std::runtime_error);
-	EXPECT_THROW(parse_ecmp_runs(json{{"runs", {raw_run("rfc", {}, {})}}}), std::runtime_error);
-	json no_clients = raw_run("rfc", {1}, {1});
-	no_clients.erase("clients");
-	EXPECT_THROW(parse_ecmp_runs(json{{"runs", {no_clients}}}), std::exception);
+	EXPECT_THROW(parse_ecmp_runs(raw_result(json::array())), std::runtime_error);
+	json bad = linux_cm_phase();
+	bad["policy"] = "fast";
+	EXPECT_THROW(parse_ecmp_runs(raw_result({bad})), std::runtime_error);
+	bad = linux_cm_phase();
+	bad.erase("pcap");
+	EXPECT_THROW(parse_ecmp_runs(raw_result({bad})), std::runtime_error);
+	bad = linux_cm_phase();
+	bad["workloads"][0]["kind"] = "XRC";
+	EXPECT_THROW(parse_ecmp_runs(raw_result({bad})), std::runtime_error);
+	bad = linux_cm_phase();
+	bad["counters"]["reverse"] = json::array();
+	EXPECT_THROW(parse_ecmp_runs(raw_result({bad})), std::exception);
+	json no_links = raw_result({linux_cm_phase()});
+	no_links["link_ifindex"] = json::array();
+	EXPECT_THROW(parse_ecmp_runs(no_links), std::runtime_error);
 }
 
 struct CliResult {
@@ -172,60 +414,48 @@ std::string temp_dir()
 TEST(EcmpReportCli, WritesTableJsonAndChart)
 {
 	const std::string dir = temp_dir();
-	json raw = {
-	    {"runs", {raw_run("off", {0, 700}, {700, 0}), raw_run("rfc", {350, 350}, {340, 360})}}};
-	auto r = report(raw, dir);
+	auto r = report(raw_result({linux_cm_phase(), users_phase()}), dir);
 	ASSERT_EQ(r.status, 0) << r.err << r.out;
-	EXPECT_NE(r.out.find("IPv4: 2 rdma_cm connections over 2 links"), std::string::npos)
+	EXPECT_NE(r.out.find("IPv4, 2 rdma_cm RC connections over 2 links"), std::string::npos)
 	    << r.out;
-	EXPECT_NE(r.out.find("all on one link"), std::string::npos);
+	EXPECT_NE(r.out.find("2 connections as users run them (0 rdma_cm RC, 1 RC without CM, 1 "
+	                     "UD with an AH per peer)"),
+	          std::string::npos)
+	    << r.out;
+	EXPECT_NE(r.out.find("summary (linux is stock 6.12, the baseline)"), std::string::npos);
 	json rep = json::parse(std::ifstream(dir + "/report.json"));
 	EXPECT_TRUE(rep["ok"].get<bool>());
-	EXPECT_DOUBLE_EQ(rep["runs"][0]["forward_max_mean"].get<double>(), 2.0);
-	EXPECT_EQ(rep["runs"][1]["distinct_udp_sports"], 2);
-	std::stringstream svg;
-	svg << std::ifstream(dir + "/ecmp.svg").rdbuf();
-	EXPECT_EQ(svg.str().rfind("<svg", 0), 0u);
-	EXPECT_NE(svg.str().find("</svg>"), std::string::npos);
-	std::remove((dir + "/raw.json").c_str());
-	std::remove((dir + "/report.json").c_str());
-	std::remove((dir + "/ecmp.svg").c_str());
-	std::remove(dir.c_str());
-}
-
-TEST(EcmpReportCli, EachRunMeetsRandomPortsOverItsOwnLinks)
-{
-	const std::string dir = temp_dir();
-	json host = raw_run("rfc", {1, 1, 1, 1}, {});
-	host.erase("reverse");
-	host["family"] = "host-ipv4";
-	json raw = {{"runs", {raw_run("rfc", {350, 350}, {340, 360}), host}}};
-	auto r = report(raw, dir);
-	ASSERT_EQ(r.status, 0) << r.err << r.out;
-	json rep = json::parse(std::ifstream(dir + "/report.json"));
+	ASSERT_EQ(rep["runs"].size(), 3u);
+	EXPECT_EQ(rep["runs"][0]["policy"], "linux");
+	EXPECT_EQ(rep["runs"][0]["more_than_one_udp_sport"], 2);
+	EXPECT_NEAR(rep["runs"][0]["forward_max_mean"].get<double>(), 46.0 * 2 / 86, 1e-9);
+	EXPECT_EQ(rep["runs"][2]["by_kind"]["UD"]["connections"], 1);
 	// Two connections over two links: both on one (max/mean 2) half the
-	// time, one each (1) otherwise: 1.5.  Over four links (mean 0.5): both
+	// time, one each (1) otherwise: 1.5.  Over four hops (mean 0.5): both
 	// on one (4) a quarter of the time, else 2: 2.5.
 	EXPECT_NEAR(rep["runs"][0]["ideal_max_mean"].get<double>(), 1.5, 0.05);
 	EXPECT_NEAR(rep["runs"][1]["ideal_max_mean"].get<double>(), 2.5, 0.05);
 	EXPECT_TRUE(rep["runs"][1]["reverse_max_mean"].is_null());
-	EXPECT_NE(r.out.find("the sending host's routes by UDP source port"), std::string::npos)
-	    << r.out;
+	std::stringstream svg;
+	svg << std::ifstream(dir + "/ecmp.svg").rdbuf();
+	EXPECT_EQ(svg.str().rfind("<svg", 0), 0u);
+	EXPECT_NE(svg.str().find("IPv4 rdma_cm, linux (stock)"), std::string::npos);
+	EXPECT_NE(svg.str().find("</svg>"), std::string::npos);
 	for (const char *f : {"/raw.json", "/report.json", "/ecmp.svg"})
 		std::remove((dir + f).c_str());
 	std::remove(dir.c_str());
 }
 
-TEST(EcmpReportCli, ExitsOneWhenAPolicyFails)
+TEST(EcmpReportCli, ExitsOneWhenARunFails)
 {
 	const std::string dir = temp_dir();
-	json raw = {{"runs", {raw_run("off", {350, 350}, {700, 0})}}};
-	auto r = report(raw, dir);
+	json phase = linux_cm_phase();
+	phase["policy"] = "rfc"; // two ports per connection: not rfc's
+	auto r = report(raw_result({phase}), dir);
 	EXPECT_EQ(r.status, 1) << r.err << r.out;
 	EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
-	std::remove((dir + "/raw.json").c_str());
-	std::remove((dir + "/report.json").c_str());
-	std::remove((dir + "/ecmp.svg").c_str());
+	for (const char *f : {"/raw.json", "/report.json", "/ecmp.svg"})
+		std::remove((dir + f).c_str());
 	std::remove(dir.c_str());
 }
 
@@ -238,7 +468,7 @@ TEST(EcmpReportCli, MissingOrBrokenInputIsAUsageError)
 
 	const std::string dir = temp_dir();
 	const std::string in = dir + "/raw.json";
-	std::ofstream(in) << "{\"runs\": [";
+	std::ofstream(in) << "{\"phases\": [";
 	const char *broken[] = {"roce-entropy", "ecmp-report", in.c_str()};
 	err.str("");
 	EXPECT_EQ(run_cli(3, broken, out, err), 2);

@@ -63,6 +63,7 @@ const std::vector<Command> kCommands = {{"roce-entropy", ""},
                                         {"roce-entropy", "simulate"},
                                         {"roce-entropy", "pcap"},
                                         {"roce-entropy", "ecmp-report"},
+                                        {"roce-entropy", "audit"},
                                         {"roce-ping", ""},
                                         {"roce-ping", "server"},
                                         {"roce-ping", "client"},
@@ -179,6 +180,9 @@ TEST(Programs, SubcommandsAndValuesComplete)
 	          (std::set<std::string>{"off", "rfc", "mix", "linux"}));
 	EXPECT_EQ(completions({"roce-entropy", "simulate --switch-hash"}, "crc"),
 	          (std::set<std::string>{"crc16", "crc32"}));
+	EXPECT_EQ(completions({"roce-qps", "--transport"}, ""),
+	          (std::set<std::string>{"rc", "ud"}));
+	EXPECT_TRUE(completions({"roce-qps", "--round-trips"}, "").empty());
 }
 
 // Each number shows "UINT" and its default.
@@ -200,7 +204,7 @@ TEST(Programs, HelpShowsNumbersWithTheirDefaults)
 	         {{"roce-ping", "server"}, {"--port UINT=7471", "--messages UINT=10"}},
 	         {{"roce-qps", ""},
 	          {"--gid-a UINT REQUIRED", "--pairs UINT=1", "--batch UINT=256", "--size UINT=16",
-	           "--timeout UINT=20"}},
+	           "--timeout UINT=20", "--round-trips UINT=0", "--transport TEXT=rc"}},
 	         {{"rxe-wqe-av", ""}, {"--av-port UINT=2 and 255", "--timeout UINT=10"}}}) {
 		const auto r = run(w.c.prog, with_sub(w.c, {"--help"}));
 		for (const auto &l : w.lines)
@@ -215,7 +219,7 @@ TEST(Programs, UnknownCommandIsNamed)
 	auto r = run("roce-entropy", {"frobnicate"});
 	EXPECT_EQ(r.status, 2);
 	EXPECT_NE(r.err.find("unknown command 'frobnicate' (flow-label, udp-sport, simulate, "
-	                     "pcap, ecmp-report)"),
+	                     "pcap, ecmp-report, audit)"),
 	          std::string::npos)
 	    << r.err;
 	r = run("roce-ping", {"serve"});

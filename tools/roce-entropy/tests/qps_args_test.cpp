@@ -60,6 +60,23 @@ TEST(QpsArgs, Defaults)
 	EXPECT_EQ(p.opts.timeout, 20u);
 	EXPECT_FALSE(p.opts.policy);
 	EXPECT_FALSE(p.opts.json);
+	EXPECT_FALSE(p.opts.ud);
+	EXPECT_EQ(p.opts.round_trips, 0u);
+}
+
+TEST(QpsArgs, UdAndRoundTrips)
+{
+	auto p = parse(with_devs({"--transport", "ud", "--round-trips", "20"}));
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_TRUE(p.opts.ud);
+	EXPECT_EQ(p.opts.round_trips, 20u);
+	p = parse(with_devs({"--transport", "rc", "--round-trips", "1000000"}));
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_FALSE(p.opts.ud);
+	EXPECT_EQ(p.opts.round_trips, 1000000u);
+	p = parse(with_devs({"--round-trips", "0x10"}));
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_EQ(p.opts.round_trips, 16u);
 }
 
 TEST(QpsArgs, EverySetting)
@@ -135,6 +152,11 @@ const BadArgs bad_args[] = {
     {"ZeroTimeout", with_devs({"--timeout", "0"}), "below 1"},
     {"UnknownOption", with_devs({"--flow-label", "5"}), "flow-label"},
     {"Positional", with_devs({"extra"}), "extra"},
+    {"UnknownTransport", with_devs({"--transport", "uc"}), "unknown transport 'uc'"},
+    {"TransportUpperCase", with_devs({"--transport", "UD"}), "unknown transport"},
+    {"EmptyTransport", with_devs({"--transport", ""}), "unknown transport"},
+    {"TooManyRoundTrips", with_devs({"--round-trips", "1000001"}), "out of range"},
+    {"NegativeRoundTrips", with_devs({"--round-trips", "-1"}), "not a number"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, QpsArgsBad, testing::ValuesIn(bad_args),

@@ -110,6 +110,55 @@ TEST(Simulate, IdealIsNearTheBirthdayBound)
 	EXPECT_LT(r.max_mean, 1.5);
 }
 
+// The spread of a result over its trials: none where every trial gives the
+// same figure, some for random ports.
+TEST(Simulate, StandardDeviationOverTrials)
+{
+	SimParams p;
+	p.policy = SimPolicy::Off;
+	p.scenario = Scenario::RandomPorts;
+	p.connections = 64;
+	p.paths = 8;
+	p.trials = 10;
+	auto r = simulate(p);
+	EXPECT_EQ(r.trials, 10u);
+	EXPECT_DOUBLE_EQ(r.max_mean_sd, 0.0); // 8.0 in every trial
+	p.policy = SimPolicy::Mix;
+	p.scenario = Scenario::SeqPorts;
+	r = simulate(p);
+	EXPECT_EQ(r.trials, 1u); // deterministic: one trial
+	EXPECT_DOUBLE_EQ(r.max_mean_sd, 0.0);
+	p.policy = SimPolicy::Ideal;
+	p.trials = 2000;
+	r = simulate(p);
+	// Random ports, 64 over 8: max/mean spreads about 0.2 around 1.52.
+	EXPECT_GT(r.max_mean_sd, 0.1);
+	EXPECT_LT(r.max_mean_sd, 0.3);
+	EXPECT_GT(r.max_mean_p95, r.max_mean + r.max_mean_sd);
+}
+
+// Two results compared: 1.96 standard deviations of the difference of two
+// draws, each the mean of TRIALS trials.
+TEST(Simulate, ComparisonNoise)
+{
+	SimResult ideal;
+	ideal.max_mean_sd = 0.1;
+	EXPECT_NEAR(comparison_noise(ideal, 1), 0.277186, 1e-6);  // 1.96 * 0.1 * sqrt(2)
+	EXPECT_NEAR(comparison_noise(ideal, 64), 0.034648, 1e-6); // 1.96 * 0.1 * sqrt(2 / 64)
+	EXPECT_NEAR(comparison_noise(ideal, 0), 0.277186, 1e-6);  // no trials: as one
+}
+
+TEST(Simulate, VersusABaseline)
+{
+	EXPECT_EQ(versus(1.0, 1.2, 0.1), Versus::Better);
+	EXPECT_EQ(versus(1.15, 1.2, 0.1), Versus::Equal);
+	EXPECT_EQ(versus(1.25, 1.2, 0.1), Versus::Equal);
+	EXPECT_EQ(versus(1.31, 1.2, 0.1), Versus::Worse);
+	EXPECT_EQ(versus(1.2, 1.2, 0.0), Versus::Equal);
+	EXPECT_EQ(name_of(Versus::Worse), "worse");
+	EXPECT_EQ(name_of(Versus::Better), "better");
+}
+
 TEST(Simulate, Names)
 {
 	EXPECT_EQ(parse_sim_policy("linux"), SimPolicy::Linux);

@@ -390,7 +390,7 @@ std::vector<CmIdEntry> parse_cm_ids(std::string_view text, std::string_view what
 	return ids;
 }
 
-std::string_view verdict_name(Verdict v)
+std::string_view audit_verdict_name(Verdict v)
 {
 	switch (v) {
 	case Verdict::Agrees:

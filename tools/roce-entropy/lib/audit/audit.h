@@ -59,8 +59,8 @@ struct CmIdEntry {
 std::vector<QpEntry> parse_qps(std::string_view text, std::string_view what);
 std::vector<CmIdEntry> parse_cm_ids(std::string_view text, std::string_view what);
 
-enum class Verdict { Agrees, Disagrees, Unjudged };
-std::string_view verdict_name(Verdict v);
+// "agrees", "disagrees", "not judged" (pcap's words are verdict_name()'s).
+std::string_view audit_verdict_name(Verdict v);
 
 // The rdma_cm connection of a QP: its ports in the order of the flow label
 // hash (the active side's port first), and which side this QP is.

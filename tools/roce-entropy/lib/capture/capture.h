@@ -71,6 +71,9 @@ struct RocePacket {
 	std::optional<std::uint32_t> src_qp; // UD: from the DETH
 	std::optional<CmMad> cm;             // a CM MAD (to QP1)
 	bool cut = false;                    // the capture kept only part of the frame
+	// The interface it was captured on: Linux cooked captures v2 (an
+	// "any" capture) name it, by index.
+	std::optional<std::uint32_t> ifindex;
 
 	bool ipv6() const
 	{
@@ -100,13 +103,15 @@ struct Direction {
 	std::set<std::uint16_t> udp_sports;
 	std::set<std::uint16_t> cm_udp_sports, data_udp_sports; // the two apart
 	std::set<std::uint32_t> flow_labels;                    // IPv6 only
+	// Packets per interface they were captured on (Linux cooked captures
+	// v2 only): which link each packet took, in a capture on several.
+	std::map<std::uint32_t, unsigned> interfaces;
 	// What the policy predicts for this direction's data (for UD under
 	// linux, from its first stream's source QPN); none without data or
 	// without a prediction that counts.
 	std::optional<WireEntropy> expected_data;
 };
 
-enum class Verdict { Agrees, Disagrees, Unjudged };
 std::string_view verdict_name(Verdict v); // "ok", "disagrees", "unjudged"
 
 // A connection is judged packet by packet (lib/capture/judge.cpp and the

@@ -60,6 +60,8 @@ void CaptureJudge::add(const RocePacket &pkt)
 	}
 	st.tally[{pkt.udp_sport, pkt.ipv6() ? pkt.flow_label : 0,
 	          pkt.cm ? std::uint32_t{pkt.cm->attr} : kDataAttr}]++;
+	if (pkt.ifindex)
+		st.interfaces[*pkt.ifindex]++;
 }
 
 CaptureSummary CaptureJudge::finish()

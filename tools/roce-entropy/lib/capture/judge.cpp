@@ -132,6 +132,8 @@ std::vector<Entry> count(Group &g)
 
 	for (const Stream *st : g.streams) {
 		Direction &d = st->key.src.text() == c.src ? c.forward : c.reverse;
+		for (const auto &[ifindex, n] : st->interfaces)
+			d.interfaces[ifindex] += n;
 		for (const auto &[key, n] : st->tally) {
 			const auto &[sport, fl, attr] = key;
 			const bool cm = attr != kDataAttr;

@@ -125,9 +125,10 @@ ParseStatus parse_frame(int linktype, const std::uint8_t *data, std::size_t capl
 			return frame.short_of(0, 16);
 		status = parse_ethertype(frame.be(14, 2), frame.from(16), pkt, 0);
 		break;
-	case DLT_LINUX_SLL2: // 20 bytes, the protocol first
+	case DLT_LINUX_SLL2: // 20 bytes, the protocol first, then the interface
 		if (!frame.has(0, 20))
 			return frame.short_of(0, 20);
+		pkt.ifindex = frame.be(4, 4);
 		status = parse_ethertype(frame.be(0, 2), frame.from(20), pkt, 0);
 		break;
 	default:

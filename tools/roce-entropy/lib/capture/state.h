@@ -3,7 +3,8 @@
 // they come (collect.cpp), CM sessions (sessions.cpp), streams grouped into
 // connections at the end (group.cpp), and the verdict on one (judge.cpp).
 // Nothing here grows with the packets: a stream keeps, per UDP source
-// port, flow label and CM attribute it saw, a count.
+// port, flow label and CM attribute it saw, a count, and one per interface
+// it was captured on.
 #pragma once
 
 #include <map>
@@ -52,6 +53,8 @@ struct Stream {
 	StreamKey key;
 	std::uint64_t first = 0; // the number of its first packet
 	Tally tally;
+	// Interface index (Linux cooked captures v2) -> packets.
+	std::map<std::uint32_t, unsigned> interfaces;
 
 	bool ud() const
 	{

@@ -141,6 +141,11 @@ struct WireEntropy {
 	friend constexpr bool operator==(const WireEntropy &, const WireEntropy &) = default;
 };
 
+// What a packet capture's connection or a host's QP shows against what its
+// policy predicts (roce-entropy pcap and audit): it agrees, it disagrees, or
+// it cannot be judged.
+enum class Verdict { Agrees, Disagrees, Unjudged };
+
 // rdma_entropy_path(): the port and flow label the kernel programs into a
 // connected QP (RC, UC, XRC) whose address has the flow label ADDR_FL (0 if
 // none), BASE being the device's port without entropy (0xC000 on rxe).

@@ -257,14 +257,43 @@ SimResult simulate(const SimParams &params)
 		if (t == 0)
 			result.load = load;
 	}
+	result.trials = trials;
 	result.distinct_ports /= trials;
 	result.collisions /= trials;
 	for (auto r : ratios)
 		result.max_mean += r;
 	result.max_mean /= trials;
+	for (auto r : ratios)
+		result.max_mean_sd += (r - result.max_mean) * (r - result.max_mean);
+	result.max_mean_sd = std::sqrt(result.max_mean_sd / trials);
 	std::sort(ratios.begin(), ratios.end());
 	result.max_mean_p95 = ratios[std::min(ratios.size() - 1, ratios.size() * 95 / 100)];
 	return result;
+}
+
+double comparison_noise(const SimResult &ideal, unsigned trials)
+{
+	return 1.96 * ideal.max_mean_sd * std::sqrt(2.0 / std::max(1u, trials));
+}
+
+Versus versus(double value, double baseline, double noise)
+{
+	if (value < baseline - noise)
+		return Versus::Better;
+	return value > baseline + noise ? Versus::Worse : Versus::Equal;
+}
+
+std::string_view name_of(Versus v)
+{
+	switch (v) {
+	case Versus::Better:
+		return "better";
+	case Versus::Equal:
+		return "equal";
+	case Versus::Worse:
+		return "worse";
+	}
+	return "?";
 }
 
 } // namespace roce

@@ -37,8 +37,10 @@ struct SimParams {
 };
 
 struct SimResult {
+	unsigned trials = 0;     // how many trials the figures are over
 	double max_mean = 0;     // mean over trials of max path load / mean load
 	double max_mean_p95 = 0; // 95th percentile over trials
+	double max_mean_sd = 0;  // standard deviation over trials
 	double distinct_ports = 0;
 	double collisions = 0;      // fraction of connections sharing a port
 	std::vector<unsigned> load; // per path, first trial
@@ -51,5 +53,17 @@ unsigned sim_path(SwitchHash hash, std::uint16_t sport, unsigned paths);
 SimResult simulate(const SimParams &params);
 // Expected collision fraction of N uniformly random 14-bit ports.
 double birthday_collisions(unsigned connections);
+
+// How one policy's max/mean compares with a baseline's in one setting.
+enum class Versus { Better, Equal, Worse };
+
+// The noise of comparing two results of one setting, each the mean of
+// TRIALS trials (1 for the sequential scenarios): what two independent
+// draws of uniformly random ports differ by in 95% of cases, 1.96 standard
+// deviations of their difference, from the spread of IDEAL's trials.
+double comparison_noise(const SimResult &ideal, unsigned trials);
+// VALUE against BASELINE: lower is better, within NOISE equal.
+Versus versus(double value, double baseline, double noise);
+std::string_view name_of(Versus v);
 
 } // namespace roce

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// One RDMA device opened with ibverbs alone (no rdma_cm), and RC QPs taken
-// to RTS by hand (QPN, GID, PSN 0), as ibv_rc_pingpong does.
+// One RDMA device opened with ibverbs alone (no rdma_cm), RC QPs taken to
+// RTS by hand (QPN, GID, PSN 0), as ibv_rc_pingpong does, and UD QPs with
+// an address handle per peer, as ibv_ud_pingpong does.
 #include "verbs/device.h"
 
 namespace roce
@@ -83,9 +84,9 @@ void Device::open(const std::string &name, const DeviceConfig &cfg)
 		fail("ibv_reg_mr " + name);
 }
 
-ibv_qp *Device::create_qp()
+ibv_qp *Device::create_qp(ibv_qp_type type)
 {
-	ibv_qp_init_attr attr = qp_init_attr(cq_, IBV_QPT_RC, 1, 1);
+	ibv_qp_init_attr attr = qp_init_attr(cq_, type, 2, 2);
 	ibv_qp *qp = ibv_create_qp(pd_, &attr);
 	if (!qp)
 		fail("ibv_create_qp on " + name_);
@@ -132,33 +133,76 @@ void Device::connect(ibv_qp *qp, std::uint32_t remote_qpn, const ibv_gid &dgid)
 		fail("ibv_modify_qp to RTS", err);
 }
 
+void Device::ready_ud(ibv_qp *qp)
+{
+	ibv_qp_attr attr{};
+
+	attr.qp_state = IBV_QPS_INIT;
+	attr.port_num = port_;
+	attr.qkey = kQkey;
+	if (int err = ibv_modify_qp(qp, &attr,
+	                            IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+		fail("ibv_modify_qp UD to INIT", err);
+	attr = {};
+	attr.qp_state = IBV_QPS_RTR;
+	if (int err = ibv_modify_qp(qp, &attr, IBV_QP_STATE))
+		fail("ibv_modify_qp UD to RTR", err);
+	attr = {};
+	attr.qp_state = IBV_QPS_RTS;
+	if (int err = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		fail("ibv_modify_qp UD to RTS", err);
+}
+
+ibv_ah *Device::create_ah(const ibv_gid &dgid)
+{
+	ibv_ah_attr attr{};
+
+	attr.is_global = 1;
+	attr.grh.dgid = dgid;
+	attr.grh.sgid_index = gid_index_;
+	attr.grh.hop_limit = 64;
+	attr.port_num = port_;
+	ibv_ah *ah = ibv_create_ah(pd_, &attr);
+	if (!ah)
+		fail("ibv_create_ah on " + name_);
+	return ah;
+}
+
 ibv_sge Device::slot_sge(unsigned i)
 {
 	return {reinterpret_cast<std::uintptr_t>(slot(i)), size_, mr_->lkey};
 }
 
-void Device::post_recv(ibv_qp *qp, unsigned i)
+void Device::post_recv(ibv_qp *qp, unsigned i, std::uint64_t wr_id, unsigned len)
 {
 	ibv_sge sge = slot_sge(i);
 	ibv_recv_wr wr{}, *bad;
 
-	wr.wr_id = i;
+	sge.length = len;
+	wr.wr_id = wr_id;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	if (int err = ibv_post_recv(qp, &wr, &bad))
 		fail("ibv_post_recv", err);
 }
 
-void Device::post_send(ibv_qp *qp, unsigned i)
+void Device::post_send(ibv_qp *qp, unsigned i, std::uint64_t wr_id, unsigned len, ibv_ah *ah,
+                       std::uint32_t remote_qpn)
 {
 	ibv_sge sge = slot_sge(i);
 	ibv_send_wr wr{}, *bad;
 
-	wr.wr_id = i;
+	sge.length = len;
+	wr.wr_id = wr_id;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags = IBV_SEND_SIGNALED;
+	if (ah) {
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = remote_qpn;
+		wr.wr.ud.remote_qkey = kQkey;
+	}
 	if (int err = ibv_post_send(qp, &wr, &bad))
 		fail("ibv_post_send", err);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // One RDMA device opened with ibverbs alone (no rdma_cm): context, PD, CQ
 // and a registered buffer of SLOTS slots of SIZE bytes (roce-qps's, and
-// under rxe-wqe-av's UD QP).
+// under rxe-wqe-av's UD QP); RC QPs connected by hand, UD QPs and their
+// address handles.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,9 @@ namespace roce
 // and RECV_DEPTH work requests of one SGE each.
 ibv_qp_init_attr qp_init_attr(ibv_cq *cq, ibv_qp_type type, unsigned send_depth,
                               unsigned recv_depth);
+
+// The Q_Key of the UD QPs that ready_ud() readies and post_send() sends to.
+inline constexpr std::uint32_t kQkey = 0x11111111;
 
 struct DeviceConfig {
 	unsigned port = 1;      // the IB port
@@ -41,10 +45,16 @@ public:
 	// is not a RoCE v2 one.
 	void open(const std::string &name, const DeviceConfig &cfg);
 
-	ibv_qp *create_qp();
+	// An RC or UD QP, two sends and two receives deep.
+	ibv_qp *create_qp(ibv_qp_type type = IBV_QPT_RC);
 
-	// INIT, RTR towards REMOTE_QPN at DGID, RTS.
+	// RC: INIT, RTR towards REMOTE_QPN at DGID, RTS.
 	void connect(ibv_qp *qp, std::uint32_t remote_qpn, const ibv_gid &dgid);
+	// UD: INIT with kQkey, RTR, RTS.
+	void ready_ud(ibv_qp *qp);
+	// An address handle to DGID from this device's GID, without a flow
+	// label; the caller destroys it.
+	ibv_ah *create_ah(const ibv_gid &dgid);
 
 	char *slot(unsigned i)
 	{
@@ -52,9 +62,22 @@ public:
 	}
 	// Slot I as a scatter/gather entry.
 	ibv_sge slot_sge(unsigned i);
-	// A receive into slot I and a send from it; both have work request ID I.
-	void post_recv(ibv_qp *qp, unsigned i);
-	void post_send(ibv_qp *qp, unsigned i);
+	// A receive into slot I and a send of LEN bytes from it, with work
+	// request ID WR_ID; a UD send goes through AH to REMOTE_QPN.
+	void post_recv(ibv_qp *qp, unsigned i, std::uint64_t wr_id, unsigned len);
+	void post_send(ibv_qp *qp, unsigned i, std::uint64_t wr_id, unsigned len,
+	               ibv_ah *ah = nullptr, std::uint32_t remote_qpn = 0);
+	// A receive into the whole of slot I, with work request ID I.
+	void post_recv(ibv_qp *qp, unsigned i)
+	{
+		post_recv(qp, i, i, size_);
+	}
+
+	// The port's active MTU in bytes: the largest UD message.
+	unsigned mtu_bytes() const
+	{
+		return 128u << mtu_;
+	}
 
 	ibv_cq *cq() const
 	{
