@@ -55,6 +55,56 @@ TEST(AuditCli, QpWithoutCmIdIsAUsageError)
 	EXPECT_NE(r.err.find("--qp and --cm-id go together"), std::string::npos) << r.err;
 }
 
+// The dumps of observe.sh under rfc: roce-ping over IPv4 (CM ports 39681
+// and 7481) and over IPv6 with the application's flow label 0x5a5a5 on
+// service 7482, ibv_rc_pingpong (QPNs 18 and 17), ibv_ud_pingpong and
+// udaddy (UD), and QP1 of both devices.  By hand:
+//   39681 * 7481 = 0x11b1a039; ^ >> 16: 0x11b1b188; ^ >> 8: 0x11a00039;
+//     20 bits 0x00039, port 0xc039 (49209)
+//   18 * 17 = 0x132 (nothing above bit 20): port 0xc132 (49458)
+//   0x5a5a5: 0x25a5 ^ 0x16 = 0x25b3, port 0xe5b3 (58803)
+TEST(AuditCli, SavedDumpsOfALiveHostAgree)
+{
+	auto r =
+	    run({"audit", "--qp", data("observe-rfc-qp.json"), "--cm-id",
+	         data("observe-rfc-cm_id.json"), "--port-flow-label", "7482:0x5a5a5", "--json"});
+	ASSERT_EQ(r.status, 0) << r.out << r.err;
+	const auto j = nlohmann::json::parse(r.out);
+	EXPECT_EQ(j["agree"], 6);
+	EXPECT_EQ(j["disagree"], 0);
+	EXPECT_EQ(j["unjudged"], 6); // the UD QPs and QP1: per send, per AH
+	unsigned cm4 = 0, cm6 = 0, rc = 0;
+	for (const auto &q : j["qps"]) {
+		if (q["verdict"] != "agrees")
+			continue;
+		const auto fl = q["expected"]["flow_label"], sport = q["expected"]["udp_sport"];
+		if (fl == 0x39 && sport == 49209 && q["source"] == "address")
+			cm4++;
+		else if (fl == 0x5a5a5 && sport == 58803 && q["source"] == "address")
+			cm6++;
+		else if (fl == 0x132 && sport == 49458 && q["source"] == "qpn")
+			rc++;
+	}
+	EXPECT_EQ(cm4, 2u);
+	EXPECT_EQ(cm6, 2u);
+	EXPECT_EQ(rc, 2u);
+}
+
+// Without the application's flow label the IPv6 pair is predicted from its
+// CM ports, which it does not carry: those two QPs disagree, exit 1.
+TEST(AuditCli, SavedDumpsWithoutTheApplicationsFlowLabelDisagree)
+{
+	auto r = run({"audit", "--qp", data("observe-rfc-qp.json"), "--cm-id",
+	              data("observe-rfc-cm_id.json"), "--json"});
+	EXPECT_EQ(r.status, 1) << r.out << r.err;
+	const auto j = nlohmann::json::parse(r.out);
+	EXPECT_EQ(j["agree"], 4);
+	EXPECT_EQ(j["disagree"], 2);
+	for (const auto &q : j["qps"])
+		if (q["verdict"] == "disagrees")
+			EXPECT_EQ(q["flow_label"], 0x5a5a5) << q.dump();
+}
+
 TEST(AuditCli, RdmaThatFails)
 {
 	auto r = run({"audit", "--rdma", "false"});

@@ -2,7 +2,8 @@
 // The audit of a live host: the QPs of the rdma netlink resource dump (what
 // `rdma -j -dd res show qp` and `rdma -j res show cm_id` print), each with
 // the entropy its driver says it programmed (the series' driver attributes
-// roce_entropy, roce_fl_source, roce_flow_label, roce_udp_sport), judged
+// roce_entropy, roce_fl_source, roce_flow_label, roce_udp_sport, which
+// rdma prints as drv_roce_entropy and so on), judged
 // against what its policy predicts: rdma_cm connections from their CM
 // ports, the others from their QP numbers.
 #pragma once
