@@ -156,7 +156,9 @@ counter() {
 # counters: the phase's counters as JSON: packets out of each of r's e*
 # (A to B) and s's f* (B to A); what each next hop received, per family
 # (IPv4: a1's own, all it received less what its macvlans took, then
-# a1m1..a1m3; IPv6: a1m4..a1m7).
+# a1m1..a1m3; IPv6: a1m4..a1m7).  A multicast frame (IPv6 neighbour
+# discovery) counts once on a1 and once on each macvlan, so a1's own count
+# can come out a few below 0 when it took no RoCE traffic: it is 0 then.
 counters() {
 	local i fwd= rev= all sum=0 n4= n6= n
 
@@ -170,7 +172,8 @@ counters() {
 		sum=$((sum + n))
 		if [ "$i" -lt "$HOPS" ]; then n4="$n4,$n"; else n6="$n6${n6:+,}$n"; fi
 	done
-	echo "{\"forward\": [$fwd], \"reverse\": [$rev], \"ipv4\": [$((all - sum))$n4], \"ipv6\": [$n6]}"
+	n=$((all > sum ? all - sum : 0))
+	echo "{\"forward\": [$fwd], \"reverse\": [$rev], \"ipv4\": [$n$n4], \"ipv6\": [$n6]}"
 }
 
 # capture_phase NAME: capture RoCE v2 on r's links into

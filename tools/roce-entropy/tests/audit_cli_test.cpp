@@ -100,9 +100,11 @@ TEST(AuditCli, SavedDumpsWithoutTheApplicationsFlowLabelDisagree)
 	const auto j = nlohmann::json::parse(r.out);
 	EXPECT_EQ(j["agree"], 4);
 	EXPECT_EQ(j["disagree"], 2);
-	for (const auto &q : j["qps"])
-		if (q["verdict"] == "disagrees")
+	for (const auto &q : j["qps"]) {
+		if (q["verdict"] == "disagrees") {
 			EXPECT_EQ(q["flow_label"], 0x5a5a5) << q.dump();
+		}
+	}
 }
 
 TEST(AuditCli, RdmaThatFails)

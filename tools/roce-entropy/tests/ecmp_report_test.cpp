@@ -383,6 +383,12 @@ TEST(EcmpParse, RejectsMalformedResults)
 	bad = linux_cm_phase();
 	bad["counters"]["reverse"] = json::array();
 	EXPECT_THROW(parse_ecmp_runs(raw_result({bad})), std::exception);
+	bad = linux_cm_phase();
+	bad["counters"]["forward"][0] = -6;
+	EXPECT_THROW(parse_ecmp_runs(raw_result({bad})), std::runtime_error);
+	bad = linux_cm_phase();
+	bad["host"]["ipv4"][0] = -6;
+	EXPECT_THROW(parse_ecmp_runs(raw_result({bad})), std::runtime_error);
 	json no_links = raw_result({linux_cm_phase()});
 	no_links["link_ifindex"] = json::array();
 	EXPECT_THROW(parse_ecmp_runs(no_links), std::runtime_error);

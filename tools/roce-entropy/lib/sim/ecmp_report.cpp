@@ -23,11 +23,24 @@ using nlohmann::json;
 constexpr std::array<const char *, 4> kPolicyOrder = {"linux", "off", "rfc", "mix"};
 const std::string kCmRc = "rdma_cm RC", kRc = "RC", kUd = "UD";
 
+// A list of packet counts, each a number 0 or more (get<> would wrap a
+// negative one into a huge count).
+std::vector<std::uint64_t> count_list(const json &list, const std::string &what)
+{
+	if (!list.is_array() || list.empty())
+		throw std::runtime_error("no '" + what + "' counts");
+	for (const auto &n : list)
+		if (!n.is_number_integer() || n.get<std::int64_t>() < 0)
+			throw std::runtime_error("'" + what + "': " + n.dump() +
+			                         " is not a packet count");
+	return list.get<std::vector<std::uint64_t>>();
+}
+
 std::vector<std::uint64_t> counts(const json &j, const char *what)
 {
-	if (!j.contains(what) || !j[what].is_array() || j[what].empty())
+	if (!j.contains(what))
 		throw std::runtime_error(std::string("no '") + what + "' counts");
-	return j[what].get<std::vector<std::uint64_t>>();
+	return count_list(j[what], what);
 }
 
 std::string family_title(const std::string &family)
@@ -284,9 +297,7 @@ std::vector<EcmpRun> parse_ecmp_runs(const json &raw)
 					run.connection_count +=
 					    static_cast<unsigned>(w.at("connections").size());
 				}
-			run.forward = hops.get<std::vector<std::uint64_t>>();
-			if (run.forward.empty())
-				throw std::runtime_error("no next hops counted");
+			run.forward = count_list(hops, "host." + family);
 			run.balance_asserted = policy == "rfc" || policy == "mix";
 			runs.push_back(std::move(run));
 		}
