@@ -16,23 +16,6 @@ namespace
 
 using nlohmann::json;
 
-// --port-flow-label PORT:FL
-std::map<std::uint16_t, std::uint32_t> port_flow_labels(const std::vector<std::string> &args)
-{
-	std::map<std::uint16_t, std::uint32_t> m;
-
-	for (const auto &a : args) {
-		const auto colon = a.find(':');
-		if (colon == std::string::npos)
-			throw UsageError("--port-flow-label " + a + ": PORT:FL expected");
-		const auto port = static_cast<std::uint16_t>(
-		    parse_number(a.substr(0, colon), 0xFFFF, "service port"));
-		m[port] = static_cast<std::uint32_t>(
-		    parse_number(a.substr(colon + 1), kFlowLabelMask, "flow label"));
-	}
-	return m;
-}
-
 // --policy-for HOST=POLICY: an IPv4 or IPv6 address, once each.
 std::map<IpAddr, Policy> host_policies(const std::vector<std::string> &args)
 {
@@ -246,7 +229,7 @@ int pcap_cmd(const PcapArgs &args, std::ostream &out)
 	if (!args.app_fl.empty())
 		cfg.app_fl = static_cast<std::uint32_t>(
 		    parse_number(args.app_fl, kFlowLabelMask, "flow label"));
-	cfg.port_fl = port_flow_labels(args.port_fls);
+	cfg.port_fl = port_flow_label_args(args.port_fls);
 
 	CaptureJudge judge(cfg);
 	ReadCounts rc;
