@@ -353,6 +353,36 @@ TEST(EcmpParse, CapturedConnectionsPerLink)
 	EXPECT_TRUE(judge(users).ok) << judge(users).why;
 }
 
+// A UD pair over IPv6 with the QPNs of an IPv4 pair the other way round
+// (A's 0x24 with B's 0x23): each family's connection is its own capture's,
+// and the IPv6 one has its flow label.
+TEST(EcmpParse, QpnsThatMeetInTheOtherFamily)
+{
+	json phase = users_phase();
+	phase["pcap"]["connections"].push_back(pconn("fd01::2", "fd02::2", "UD", {0x23, 0x24},
+	                                             nullptr,
+	                                             dir_json({0xF001}, {{"11", 20}}, {0x12345}),
+	                                             dir_json({0xF001}, {{"11", 20}}, {0x12345})));
+	phase["workloads"].push_back({{"family", "ipv6"},
+	                              {"kind", "UD"},
+	                              {"ok", true},
+	                              {"connections", {{{"qpn_a", 0x24}, {"qpn_b", 0x23}}}}});
+	phase["counters"] = {{"forward", {40, 20}}, {"reverse", {20, 20}}};
+	json raw = raw_result({phase});
+	raw["addresses"]["ipv6"] = {{"a", "fd01::2"}, {"b", "fd02::2"}};
+	auto runs = parse_ecmp_runs(raw);
+	ASSERT_EQ(runs.size(), 2u);
+	const EcmpRun &v6 = runs[1];
+	ASSERT_EQ(v6.family, "ipv6");
+	ASSERT_EQ(v6.connections.size(), 1u);
+	EXPECT_TRUE(v6.connections[0].found);
+	EXPECT_EQ(v6.connections[0].udp_sports, (std::set<std::uint16_t>{0xF001}));
+	EXPECT_EQ(v6.connections[0].flow_labels, (std::set<std::uint32_t>{0x12345}));
+	const auto v = judge(v6);
+	EXPECT_EQ(v.fl_zero, 0u);
+	EXPECT_EQ(v.fl_set, 1u);
+}
+
 TEST(EcmpParse, AConnectionMissingFromTheCapture)
 {
 	json phase = users_phase();

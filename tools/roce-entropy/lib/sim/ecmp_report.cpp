@@ -94,7 +94,9 @@ bool has_packets(const json &dir)
 
 // The capture's connections that make up one of the demo's: one with both
 // directions, or (RC without CM, which the capture cannot pair when many
-// run between two hosts) one per direction.
+// run between two hosts) one per direction.  Only those of A's address in
+// the connection's family: QPNs alone can meet in the other family (A's
+// 727 with B's 728 over IPv4, A's 728 with B's 727 over IPv6).
 std::vector<const json *> find_parts(const json &pcap, const std::string &kind, const json &c,
                                      const std::string &a)
 {
@@ -113,6 +115,8 @@ std::vector<const json *> find_parts(const json &pcap, const std::string &kind, 
 	const json *fwd = nullptr, *rev = nullptr;
 	for (const auto &p : pcap.at("connections")) {
 		if (!p.at("cm_ports").is_null() || p.at("transport") != (kind == kUd ? "UD" : "RC"))
+			continue;
+		if (p.at("src") != a && p.at("dst") != a)
 			continue;
 		const auto qpns = qpn_set(p);
 		if (qpns == both && p.at("qpns").size() == 2)
