@@ -167,7 +167,8 @@ fi
 #                waiting on itself);
 #   fuzz lane    libFuzzer on the capture reader and the command line,
 #                at nice 10, in the VMs' idle time;
-#   dist lane    Debian's own 6.12 kernel (of linux-source's version, which
+#   dist lane    (its builds at nice 10, so that the guests keep their
+#                time) Debian's own 6.12 kernel (of linux-source's version, which
 #                make deps installs): our modules against its headers and
 #                their CRCs against its modules, make install (DKMS), its
 #                VM run, make uninstall, the VM run that finds the kernel's
@@ -307,11 +308,11 @@ fuzz_lane() {
 dist_lane() {
 	local name stack timeout rest before
 
-	task kdir-modules env KDIR="/lib/modules/$dist/build" "$REPO/tools/build/modules.sh" \
+	task kdir-modules nice -n 10 env KDIR="/lib/modules/$dist/build" "$REPO/tools/build/modules.sh" \
 		> "$LOGS/kdir-modules.log" 2>&1 &&
 		task kabi "$REPO/tools/build/kabi-check.sh" "$dist" > "$LOGS/kabi.ktap" 2>&1
 	before=$(dkms status -m roce-entropy 2>/dev/null | grep -c installed)
-	LOGDIR=$LOGS task dkms-install "$TESTING/dkms-check.sh" install "$dist" \
+	LOGDIR=$LOGS task dkms-install nice -n 10 "$TESTING/dkms-check.sh" install "$dist" \
 		> "$LOGS/dkms-install.ktap" 2>&1
 	read -r name stack timeout rest < <(runs_of dist)
 	# shellcheck disable=SC2086
@@ -321,7 +322,7 @@ dist_lane() {
 	read -r name stack timeout rest < <(runs_of dist-removed)
 	# shellcheck disable=SC2086
 	[ -z "$name" ] || vm_run "$name" "$stack" "$timeout" $rest
-	LOGDIR=$LOGS task deb "$TESTING/dkms-check.sh" package "$dist" > "$LOGS/deb.ktap" 2>&1
+	LOGDIR=$LOGS task deb nice -n 10 "$TESTING/dkms-check.sh" package "$dist" > "$LOGS/deb.ktap" 2>&1
 	if [ "$before" != 0 ]; then
 		say "roce-entropy was installed before make check: installing it again"
 		task dkms-reinstall "$REPO/tools/build/dkms.sh" install \

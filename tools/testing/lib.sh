@@ -268,7 +268,8 @@ capture_start() {
 	rm -f "$CAP"
 	ip netns exec r dumpcap -q -i a1 -f 'udp port 4791' -w "$CAP" > /dev/null 2>&1 &
 	CAP_PID=$!
-	wait_for 10 test -s "$CAP"
+	# a poll: long only when two guests and a build share the host's cores
+	wait_for 60 test -s "$CAP"
 	sleep 0.5 # dumpcap writes the file header before its filter is live
 }
 
