@@ -158,7 +158,8 @@ counter() {
 # (IPv4: a1's own, all it received less what its macvlans took, then
 # a1m1..a1m3; IPv6: a1m4..a1m7).  A multicast frame (IPv6 neighbour
 # discovery) counts once on a1 and once on each macvlan, so a1's own count
-# can come out a few below 0 when it took no RoCE traffic: it is 0 then.
+# over a phase can come out a few below 0 when it took no RoCE traffic:
+# the phase's next-hop counts are 0 at least (hops() below).
 counters() {
 	local i fwd= rev= all sum=0 n4= n6= n
 
@@ -172,8 +173,7 @@ counters() {
 		sum=$((sum + n))
 		if [ "$i" -lt "$HOPS" ]; then n4="$n4,$n"; else n6="$n6${n6:+,}$n"; fi
 	done
-	n=$((all > sum ? all - sum : 0))
-	echo "{\"forward\": [$fwd], \"reverse\": [$rev], \"ipv4\": [$n$n4], \"ipv6\": [$n6]}"
+	echo "{\"forward\": [$fwd], \"reverse\": [$rev], \"ipv4\": [$((all - sum))$n4], \"ipv6\": [$n6]}"
 }
 
 # capture_phase NAME: capture RoCE v2 on r's links into
@@ -275,10 +275,11 @@ phase() {
 	jq --arg policy "$policy" --arg mix "$mix" --arg cap "captures/demo-$policy-$mix.pcapng" \
 		--argjson c0 "$c0" --argjson c1 "$c1" --slurpfile works "$WORK/workloads.jsonl" '
 		def delta(k): [range($c1[k] | length) as $i | $c1[k][$i] - $c0[k][$i]];
+		def hops(k): delta(k) | map(if . < 0 then 0 else . end);
 		.phases += [{policy: $policy, mix: $mix, capture: $cap,
 			counters: {forward: delta("forward"), reverse: delta("reverse")},
 			workloads: $works}
-			+ (if $mix == "cm" then {host: {ipv4: delta("ipv4"), ipv6: delta("ipv6")}}
+			+ (if $mix == "cm" then {host: {ipv4: hops("ipv4"), ipv6: hops("ipv6")}}
 			   else {} end)]' "$RAW" > "$RAW.new" && mv "$RAW.new" "$RAW"
 	echo "  A>B per link: $(jq -c '.phases[-1].counters.forward' "$RAW"), B>A: $(jq -c '.phases[-1].counters.reverse' "$RAW")"
 	[ "$mix" = users ] ||
