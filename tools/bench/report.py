@@ -95,7 +95,8 @@ def summarize(runs, rounds):
         # The noise floor: how far a policy's own rounds stray from its
         # median (off against off, rfc against rfc...), at most.
         spreads = [max(p['max'] / p['median'] - 1, 1 - p['min'] / p['median'])
-                   for p in entry['policies'].values() if len(p['values']) > 1]
+                   for p in entry['policies'].values()
+                   if 'median' in p and len(p['values']) > 1]
         if spreads and entry['complete']:
             entry['noise'] = max(spreads)
         for policy in POLICIES[1:]:
