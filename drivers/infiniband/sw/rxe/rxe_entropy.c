@@ -91,7 +91,7 @@ void rxe_repath(struct rxe_qp *qp, enum rdma_repath_event event,
 {
 	struct rxe_repath *rp = &qp->repath;
 	enum rdma_repath repath;
-	u32 move, fl;
+	u32 move, base, old_fl, fl;
 
 	if (qp_type(qp) != IB_QPT_RC)
 		return;
@@ -101,8 +101,13 @@ void rxe_repath(struct rxe_qp *qp, enum rdma_repath_event event,
 		return;
 
 	move = atomic_inc_return(&rp->moves);
-	fl = rdma_repath_flow_label(READ_ONCE(rp->base), move);
+	base = READ_ONCE(rp->base);
+	old_fl = READ_ONCE(rp->fl);
+	fl = rdma_repath_flow_label(base, move);
 	WRITE_ONCE(rp->fl, fl);
+	trace_roce_entropy_repath(qp->ibqp.device, qp->attr.port_num,
+				  qp_num(qp), move, event, old_fl ? old_fl : base,
+				  fl);
 	sk_dst_reset(qp->sk->sk);
 	rxe_counter_inc(to_rdev(qp->ibqp.device),
 			event == RDMA_REPATH_DUPLICATE ? RXE_CNT_REPATH_RESP :
