@@ -452,7 +452,7 @@ static inline u32 rdma_repath_flow_label(u32 base, u32 move)
 /**
  * enum rdma_repath_event - what an RC QP saw
  * @RDMA_REPATH_TIMEOUT: requester: the retransmission timer expired with
- *                       requests unacknowledged (nothing came back)
+ *                       requests unacknowledged
  * @RDMA_REPATH_RNR_NAK: requester: an RNR NAK (the responder has no receive
  *                       buffer: the path works)
  * @RDMA_REPATH_SEQ_NAK: requester: a PSN sequence error NAK (a packet was
@@ -474,13 +474,18 @@ enum rdma_repath_event {
  * @pinned: the QP's flow label was chosen by the application (see
  *          rdma_repath_cm_generated()); it is never changed
  * @event: what the QP saw
- * @rounds: for RDMA_REPATH_DUPLICATE, the retransmissions in a row the
- *          responder has seen from the same PSN, this one included
+ * @rounds: the events of its kind in a row, this one included: for
+ *          RDMA_REPATH_TIMEOUT the timeouts without an acknowledgement in
+ *          between, for RDMA_REPATH_DUPLICATE the retransmissions the
+ *          responder has seen from the same PSN
  *
- * A requester moves on each retransmission timeout; a responder on the
- * second retransmission in a row, and each one after: the first can be a
- * late response, a second means the response to the first was lost too.
- * NAKs never move a QP: they came back over the path.
+ * A requester moves on the second retransmission timeout in a row and each
+ * one after; a responder on the second retransmission in a row, and each
+ * one after.  The first can be spurious: a timer that was armed for an
+ * earlier request and expires while a later one is still on its way (rxe
+ * does not stop its timer when everything is acknowledged), or a late
+ * response; a second means the retransmission was lost too.  NAKs never
+ * move a QP: they came back over the path.
  */
 static inline bool rdma_repath_should_move(enum rdma_repath repath,
 					   bool pinned,
@@ -492,7 +497,6 @@ static inline bool rdma_repath_should_move(enum rdma_repath repath,
 
 	switch (event) {
 	case RDMA_REPATH_TIMEOUT:
-		return true;
 	case RDMA_REPATH_DUPLICATE:
 		return rounds >= 2;
 	default:

@@ -35,6 +35,7 @@
 
 EXPORT_TRACEPOINT_SYMBOL_GPL(roce_entropy_qp);
 EXPORT_TRACEPOINT_SYMBOL_GPL(roce_entropy_ah);
+EXPORT_TRACEPOINT_SYMBOL_GPL(roce_entropy_repath);
 
 static const char * const rdma_entropy_names[RDMA_ENTROPY_NR] = {
 	[RDMA_ENTROPY_LINUX] = "linux",

@@ -7,8 +7,9 @@
  * multiply and a fold.
  *
  * Re-path: with the port's roce_repath on, an RC QP whose requester's
- * retransmission timer expires, or whose responder sees the same request
- * retransmitted twice in a row, moves to the next flow label of its
+ * retransmission timer expires twice in a row without an acknowledgement,
+ * or whose responder sees the same request retransmitted twice in a row,
+ * moves to the next flow label of its
  * sequence, rdma_repath_flow_label(): the UDP source port follows, the IPv6
  * header carries it, and the route is looked up again with the new ports.
  * A QP sends its requests and its responses on one path, so a move made by
@@ -51,6 +52,7 @@ static void rxe_repath_init(struct rxe_qp *qp, enum rdma_entropy_policy policy,
 						  qp->attr.dest_qp_num,
 						  app_fl));
 	atomic_set(&rp->moves, 0);
+	rp->rto_rounds = 0;
 	rp->dup_rounds = 0;
 	WRITE_ONCE(rp->fl, 0);
 }
@@ -79,15 +81,15 @@ void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
  * rxe_repath - move an RC QP to its next flow label if @event calls for it
  * @qp: the QP
  * @event: what it saw (rdma_repath_should_move())
- * @rounds: for RDMA_REPATH_DUPLICATE, the retransmissions in a row
+ * @rounds: the events of its kind in a row, this one included
  *
  * Called by the completer (requester) and the responder, each from its own
  * task: the move number is taken atomically, the label written once.  The
  * QP's cached route was looked up with the old ports: it is dropped, the
  * next packet looks it up again.
  */
-void rxe_repath(struct rxe_qp *qp, enum rdma_repath_event event,
-		unsigned int rounds)
+static void rxe_repath(struct rxe_qp *qp, enum rdma_repath_event event,
+		       unsigned int rounds)
 {
 	struct rxe_repath *rp = &qp->repath;
 	enum rdma_repath repath;
@@ -112,6 +114,31 @@ void rxe_repath(struct rxe_qp *qp, enum rdma_repath_event event,
 	rxe_counter_inc(to_rdev(qp->ibqp.device),
 			event == RDMA_REPATH_DUPLICATE ? RXE_CNT_REPATH_RESP :
 			RXE_CNT_REPATH_REQ);
+}
+
+/**
+ * rxe_repath_timeout - the requester's retransmission timer expired
+ * @qp: the RC QP, with requests unacknowledged
+ *
+ * rxe arms the timer when it sends and does not stop it when everything is
+ * acknowledged, so a timer armed for an earlier request can expire while
+ * a later one is still on its way.  A timeout counts as a round more in a
+ * row when nothing was acknowledged since the previous one (the
+ * completer's PSN has not moved).  Only the completer touches the count.
+ */
+void rxe_repath_timeout(struct rxe_qp *qp)
+{
+	struct rxe_repath *rp = &qp->repath;
+	u32 psn = qp->comp.psn;
+
+	if (rp->rto_rounds && psn == rp->rto_psn) {
+		if (rp->rto_rounds < U8_MAX)
+			rp->rto_rounds++;
+	} else {
+		rp->rto_psn = psn;
+		rp->rto_rounds = 1;
+	}
+	rxe_repath(qp, RDMA_REPATH_TIMEOUT, rp->rto_rounds);
 }
 
 /**
