@@ -475,7 +475,7 @@ enum rdma_repath_event {
  *          rdma_repath_cm_generated()); it is never changed
  * @event: what the QP saw
  * @rounds: the events of its kind in a row, this one included: for
- *          RDMA_REPATH_TIMEOUT the timeouts without an acknowledgement in
+ *          RDMA_REPATH_TIMEOUT the timeouts without an acknowledgment in
  *          between, for RDMA_REPATH_DUPLICATE the retransmissions the
  *          responder has seen from the same PSN
  *

@@ -7,7 +7,7 @@
  * multiply and a fold.
  *
  * Re-path: with the port's roce_repath on, an RC QP whose requester's
- * retransmission timer expires twice in a row without an acknowledgement,
+ * retransmission timer expires twice in a row without an acknowledgment,
  * or whose responder sees the same request retransmitted twice in a row,
  * moves to the next flow label of its
  * sequence, rdma_repath_flow_label(): the UDP source port follows, the IPv6
