@@ -377,7 +377,162 @@ static inline void rdma_entropy_state_load(struct rdma_entropy_state *dst,
 	dst->source = READ_ONCE(src->source);
 }
 
+/*
+ * Re-path: when a path seems dead, an RC QP moves to the next flow label of
+ * a sequence derived from its base label, as TCP's sk_rethink_txhash() picks
+ * a new flow label on a retransmission timeout.  Documentation/infiniband/
+ * roce_entropy.rst, "Re-path", has the rules and the reasons.
+ */
+
+/**
+ * enum rdma_repath - whether a port's RC QPs move when a path seems dead
+ * @RDMA_REPATH_OFF: never (the default)
+ * @RDMA_REPATH_ON: on a retransmission timeout, and on a responder's second
+ *                  duplicate request in a row
+ * @RDMA_REPATH_NR: number of settings
+ */
+enum rdma_repath {
+	RDMA_REPATH_OFF,
+	RDMA_REPATH_ON,
+	RDMA_REPATH_NR,
+};
+
+/* Moves before the sequence starts again; it never returns to the base. */
+#define RDMA_REPATH_STEPS 63
+/* The low bits of the UDP source port that a move's number changes. */
+#define RDMA_REPATH_STEP_BITS 6
+#define RDMA_REPATH_STEP_MASK ((1U << RDMA_REPATH_STEP_BITS) - 1)
+/*
+ * The label a move takes when the sequence would give 0 ("no flow label"):
+ * 0x4001 folds to 0xC000, the port label 0 would have had, so the ports of
+ * the sequence stay distinct.
+ */
+#define RDMA_REPATH_ZERO_FL 0x04001
+
+/**
+ * rdma_repath_flow_label - the flow label of an RC QP after @move moves
+ * @base: the label the QP had from its address (0 if none; its UDP source
+ *        port is rdma_flow_label_to_udp_sport(@base))
+ * @move: the number of moves made, 0 for the base itself
+ *
+ * Move n (1 <= n <= 63, then again from 1) XORs @base with a 20-bit step d
+ * whose fold is (m << 6) | n, m 8 bits of a multiplicative hash of @base and
+ * n, and whose top 6 bits are 6 more bits of that hash.  The fold of a flow
+ * label is linear in XOR, so the UDP source port of move n is the base port
+ * with its low 6 bits XORed with n, and the hash's bits above:
+ *
+ * - never 0 (a zero result is replaced by RDMA_REPATH_ZERO_FL), 20 bits;
+ * - never @base again, and no port of the first 63 moves equals another's
+ *   or the base port: their low 6 bits differ;
+ * - a switch that hashes the low k <= 6 bits of the port sends moves 1 to
+ *   2^k - 1 each to another of its 2^k - 1 other paths; a switch that hashes
+ *   the whole port or label sees the hash's bits change too.
+ *
+ * Deterministic: both ends, and anyone who knows @base, can follow a QP.
+ */
+static inline u32 rdma_repath_flow_label(u32 base, u32 move)
+{
+	u32 step, mix, top, d, fl;
+
+	base &= IB_GRH_FLOWLABEL_MASK;
+	if (!move)
+		return base;
+
+	step = (move - 1) % RDMA_REPATH_STEPS + 1;
+	/* 14 bits of a Fibonacci hash of (base, step), spelled out */
+	mix = (((base << RDMA_REPATH_STEP_BITS) | step) * GOLDEN_RATIO_32) >> 18;
+	top = mix >> 8;
+	d = (top << 14) |
+	    ((((mix & 0xff) << RDMA_REPATH_STEP_BITS) | step) ^ top);
+	fl = base ^ d;
+
+	return fl ? fl : RDMA_REPATH_ZERO_FL;
+}
+
+/**
+ * enum rdma_repath_event - what an RC QP saw
+ * @RDMA_REPATH_TIMEOUT: requester: the retransmission timer expired with
+ *                       requests unacknowledged
+ * @RDMA_REPATH_RNR_NAK: requester: an RNR NAK (the responder has no receive
+ *                       buffer: the path works)
+ * @RDMA_REPATH_SEQ_NAK: requester: a PSN sequence error NAK (a packet was
+ *                       lost, but the NAK came back: the path works)
+ * @RDMA_REPATH_DUPLICATE: responder: a retransmission of requests it had
+ *                         already answered, from where the previous one
+ *                         started (its responses are not getting back)
+ */
+enum rdma_repath_event {
+	RDMA_REPATH_TIMEOUT,
+	RDMA_REPATH_RNR_NAK,
+	RDMA_REPATH_SEQ_NAK,
+	RDMA_REPATH_DUPLICATE,
+};
+
+/**
+ * rdma_repath_should_move - whether an RC QP moves to its next flow label
+ * @repath: the port's setting when the event happens
+ * @pinned: the QP's flow label was chosen by the application (see
+ *          rdma_repath_cm_generated()); it is never changed
+ * @event: what the QP saw
+ * @rounds: the events of its kind in a row, this one included: for
+ *          RDMA_REPATH_TIMEOUT the timeouts without an acknowledgment in
+ *          between, for RDMA_REPATH_DUPLICATE the retransmissions the
+ *          responder has seen from the same PSN
+ *
+ * A requester moves on the second retransmission timeout in a row and each
+ * one after; a responder on the second retransmission in a row, and each
+ * one after.  The first can be spurious: a timer that was armed for an
+ * earlier request and expires while a later one is still on its way (rxe
+ * does not stop its timer when everything is acknowledged), or a late
+ * response; a second means the retransmission was lost too.  NAKs never
+ * move a QP: they came back over the path.
+ */
+static inline bool rdma_repath_should_move(enum rdma_repath repath,
+					   bool pinned,
+					   enum rdma_repath_event event,
+					   unsigned int rounds)
+{
+	if (repath != RDMA_REPATH_ON || pinned)
+		return false;
+
+	switch (event) {
+	case RDMA_REPATH_TIMEOUT:
+	case RDMA_REPATH_DUPLICATE:
+		return rounds >= 2;
+	default:
+		return false;
+	}
+}
+
+/**
+ * rdma_repath_cm_generated - whether an rdma_cm connection's flow label was
+ *                            derived from its CM ports
+ * @fl: the flow label of the connection's path
+ * @port_a: one rdma_cm port of the connection
+ * @port_b: the other
+ *
+ * A label that a policy derives from the two ports ("linux", either way
+ * round, "rfc" or "mix") was generated by rdma_cm, on this host or on the
+ * peer, and may move; any other non-zero label was set by an application
+ * (sin6_flowinfo) and is pinned.  Both ends judge a connection alike: the
+ * passive side cannot know what the active application did, only what its
+ * label is.
+ */
+static inline bool rdma_repath_cm_generated(u32 fl, u16 port_a, u16 port_b)
+{
+	fl &= IB_GRH_FLOWLABEL_MASK;
+
+	return fl && (fl == rdma_linux_cm_flow_label(port_a, port_b) ||
+		      fl == rdma_linux_cm_flow_label(port_b, port_a) ||
+		      fl == rdma_calc_cm_flow_label(port_a, port_b) ||
+		      fl == rdma_mix_cm_flow_label(port_a, port_b));
+}
+
 enum rdma_entropy_policy rdma_port_entropy(struct ib_device *dev, u32 port);
+enum rdma_repath rdma_port_repath(struct ib_device *dev, u32 port);
+void rdma_entropy_note_cm_flow_label(struct ib_device *dev, u32 port,
+				     u32 rqpn, u32 fl);
+bool rdma_repath_pinned(struct ib_device *dev, u32 port, u32 rqpn, u32 fl);
 void rdma_entropy_set_reply_flow_label(struct ib_device *dev,
 				       struct rdma_ah_attr *attr, u32 fl);
 struct ib_ah *rdma_entropy_create_reply_ah(struct ib_pd *pd,

@@ -155,6 +155,20 @@ set_policy() {
 		echo "$1" > /sys/class/infiniband/rxeb/ports/1/roce_entropy
 }
 
+# set_repath off|on: both rxe ports' roce_repath knob.
+set_repath() {
+	echo "$1" > /sys/class/infiniband/rxea/ports/1/roce_repath &&
+		echo "$1" > /sys/class/infiniband/rxeb/ports/1/roce_repath
+}
+
+# repath_moves DEV: "REQUESTER RESPONDER", the moves DEV's RC QPs made as
+# requesters and as responders (its hw counters).
+repath_moves() {
+	local d=/sys/class/infiniband/$1/ports/1/hw_counters
+
+	echo "$(cat $d/repath_requester) $(cat $d/repath_responder)"
+}
+
 # The waits below poll every 0.1 s, several at a time: they fork as little
 # as they can (a fork is slow under TCG).
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * RoCE v2 entropy policy: the per-port sysfs knob and its module default.
+ * RoCE v2 entropy policy: the per-port sysfs knobs and their module defaults.
  *
  * The hashes themselves are inline in <rdma/roce_entropy.h> so that providers
- * can use them on their send paths; this file owns the policy of each port
- * and the address of a reply to a received packet, which need ib_core.
+ * can use them on their send paths; this file owns the policy and the re-path
+ * setting of each port, the address of a reply to a received packet, and
+ * which rdma_cm flow labels may move, which need ib_core.
  *
- * The policies of a device's ports live in ib_core's client data for that
+ * The settings of a device's ports live in ib_core's client data for that
  * device, not in struct ib_port_data: the structures that exported functions
  * take keep their layout, so the modules built against the kernel this is
  * added to keep loading (their symbol CRCs do not change).  The state exists
@@ -34,6 +35,7 @@
 
 EXPORT_TRACEPOINT_SYMBOL_GPL(roce_entropy_qp);
 EXPORT_TRACEPOINT_SYMBOL_GPL(roce_entropy_ah);
+EXPORT_TRACEPOINT_SYMBOL_GPL(roce_entropy_repath);
 
 static const char * const rdma_entropy_names[RDMA_ENTROPY_NR] = {
 	[RDMA_ENTROPY_LINUX] = "linux",
@@ -145,7 +147,38 @@ err:
 }
 EXPORT_SYMBOL(rdma_entropy_fill_res_qp);
 
+static const char * const rdma_repath_names[RDMA_REPATH_NR] = {
+	[RDMA_REPATH_OFF] = "off",
+	[RDMA_REPATH_ON] = "on",
+};
+
+/**
+ * rdma_repath_parse - parse a re-path setting
+ * @buf: "off" or "on", optionally followed by one newline
+ *
+ * Return: the setting, or -EINVAL for anything else.
+ */
+int rdma_repath_parse(const char *buf)
+{
+	return sysfs_match_string(rdma_repath_names, buf);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdma_repath_parse);
+
+/**
+ * rdma_repath_name - the name of a re-path setting, as sysfs shows it
+ * @repath: the setting
+ */
+const char *rdma_repath_name(enum rdma_repath repath)
+{
+	if (repath >= RDMA_REPATH_NR)
+		return "unknown";
+
+	return rdma_repath_names[repath];
+}
+EXPORT_SYMBOL_IF_KUNIT(rdma_repath_name);
+
 static unsigned int roce_entropy = RDMA_ENTROPY_LINUX;
+static unsigned int roce_repath = RDMA_REPATH_OFF;
 /* Set once ib_core is up: from then on a bad module parameter is refused. */
 static bool rdma_entropy_live;
 
@@ -167,13 +200,16 @@ static int rdma_entropy_add_one(struct ib_device *dev)
 	if (!(dev->attrs.kernel_cap_flags & IBK_ROCE_ENTROPY))
 		return -EOPNOTSUPP;
 
-	ent = kzalloc(struct_size(ent, policy, rdma_end_port(dev) + 1),
+	ent = kzalloc(struct_size(ent, port, rdma_end_port(dev) + 1),
 		      GFP_KERNEL);
 	if (!ent)
 		return -ENOMEM;
 
-	rdma_for_each_port(dev, port)
-		ent->policy[port] = READ_ONCE(roce_entropy);
+	spin_lock_init(&ent->lock);
+	rdma_for_each_port(dev, port) {
+		ent->port[port].policy = READ_ONCE(roce_entropy);
+		ent->port[port].repath = READ_ONCE(roce_repath);
+	}
 	ib_set_client_data(dev, &rdma_entropy_client, ent);
 
 	return 0;
@@ -206,12 +242,124 @@ enum rdma_entropy_policy rdma_port_entropy(struct ib_device *dev, u32 port)
 	rcu_read_lock();
 	ent = ib_get_client_data(dev, &rdma_entropy_client);
 	if (ent)
-		policy = READ_ONCE(ent->policy[port]);
+		policy = READ_ONCE(ent->port[port].policy);
 	rcu_read_unlock();
 
 	return policy;
 }
 EXPORT_SYMBOL(rdma_port_entropy);
+
+/**
+ * rdma_port_repath - the re-path setting of a port
+ * @dev: the device
+ * @port: the port number; any value is safe: an invalid port, or a port of
+ *        a device that does not follow the policy, gets RDMA_REPATH_OFF
+ *
+ * Lockless, as rdma_port_entropy(); a driver samples it when a QP sees an
+ * event that may move it, never per packet.
+ */
+enum rdma_repath rdma_port_repath(struct ib_device *dev, u32 port)
+{
+	enum rdma_repath repath = RDMA_REPATH_OFF;
+	struct rdma_entropy_dev *ent;
+
+	if (!rdma_is_port_valid(dev, port))
+		return RDMA_REPATH_OFF;
+
+	rcu_read_lock();
+	ent = ib_get_client_data(dev, &rdma_entropy_client);
+	if (ent)
+		repath = READ_ONCE(ent->port[port].repath);
+	rcu_read_unlock();
+
+	return repath;
+}
+EXPORT_SYMBOL(rdma_port_repath);
+
+/*
+ * Which rdma_cm flow labels may move.  A QP gets its address from
+ * modify_qp, where a label rdma_cm derived from the connection's ports and
+ * one an application set look alike; rdma_cm, which knows the ports, notes
+ * the labels it derived just before the QP's move to RTR (through
+ * rdma_init_qp_attr(), for kernel and user QPs alike), and the driver asks
+ * when the QP gets that address.  The notes are a ring of the newest
+ * RDMA_ENTROPY_CM_NOTES per device: a label whose note was overwritten
+ * before the driver asked (that many connections set up in between) counts
+ * as the application's and stays, which is what the QP would do without
+ * re-path.
+ */
+
+/**
+ * rdma_entropy_note_cm_flow_label - note a flow label rdma_cm derived
+ * @dev: the device of the connection's QP
+ * @port: its port
+ * @rqpn: the remote QP number the QP is about to be given
+ * @fl: the flow label rdma_cm derived from the connection's ports
+ */
+void rdma_entropy_note_cm_flow_label(struct ib_device *dev, u32 port,
+				     u32 rqpn, u32 fl)
+{
+	struct rdma_entropy_dev *ent;
+	struct rdma_entropy_cm_note *note;
+	unsigned long flags;
+
+	fl &= IB_GRH_FLOWLABEL_MASK;
+	if (!fl || !rdma_is_port_valid(dev, port))
+		return;
+
+	rcu_read_lock();
+	ent = ib_get_client_data(dev, &rdma_entropy_client);
+	if (ent) {
+		spin_lock_irqsave(&ent->lock, flags);
+		note = &ent->notes[ent->next_note];
+		ent->next_note = (ent->next_note + 1) % RDMA_ENTROPY_CM_NOTES;
+		note->port = port;
+		note->rqpn = rqpn & RDMA_ENTROPY_QPN_MASK;
+		note->fl = fl;
+		spin_unlock_irqrestore(&ent->lock, flags);
+	}
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL(rdma_entropy_note_cm_flow_label);
+
+/**
+ * rdma_repath_pinned - whether a QP's flow label is the application's
+ * @dev: the QP's device
+ * @port: its port
+ * @rqpn: its remote QP number
+ * @fl: the flow label of its address, 0 if none
+ *
+ * A QP without a flow label generates one and may move; a flow label that
+ * rdma_cm noted for this port and remote QP may move; any other was set by
+ * the application and never changes.
+ */
+bool rdma_repath_pinned(struct ib_device *dev, u32 port, u32 rqpn, u32 fl)
+{
+	struct rdma_entropy_dev *ent;
+	bool pinned = true;
+	unsigned long flags;
+	int i;
+
+	fl &= IB_GRH_FLOWLABEL_MASK;
+	if (!fl)
+		return false;
+	rqpn &= RDMA_ENTROPY_QPN_MASK;
+
+	rcu_read_lock();
+	ent = ib_get_client_data(dev, &rdma_entropy_client);
+	if (ent) {
+		spin_lock_irqsave(&ent->lock, flags);
+		for (i = 0; i < RDMA_ENTROPY_CM_NOTES && pinned; i++)
+			pinned = !(ent->notes[i].fl == fl &&
+				   ent->notes[i].rqpn == rqpn &&
+				   ent->notes[i].port == port);
+		spin_unlock_irqrestore(&ent->lock, flags);
+	}
+	rcu_read_unlock();
+
+	return pinned;
+}
+EXPORT_SYMBOL(rdma_repath_pinned);
 
 /**
  * rdma_entropy_set_reply_flow_label - give a reply the connection's flow label
@@ -308,6 +456,38 @@ module_param_cb(roce_entropy, &roce_entropy_param_ops, NULL, 0644);
 MODULE_PARM_DESC(roce_entropy,
 		 "RoCE v2 entropy policy of devices registered from now on: linux (6.12's, default), off, rfc or mix");
 
+/* As roce_entropy: a bad value at load time is reported and ignored. */
+static int roce_repath_param_set(const char *val,
+				 const struct kernel_param *kp)
+{
+	int repath = rdma_repath_parse(val);
+
+	if (repath < 0) {
+		if (READ_ONCE(rdma_entropy_live))
+			return repath;
+		pr_warn("roce_repath=%s is not a setting (off, on): using %s\n",
+			val, rdma_repath_name(READ_ONCE(roce_repath)));
+		return 0;
+	}
+
+	WRITE_ONCE(roce_repath, repath);
+	return 0;
+}
+
+static int roce_repath_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", rdma_repath_name(READ_ONCE(roce_repath)));
+}
+
+static const struct kernel_param_ops roce_repath_param_ops = {
+	.set = roce_repath_param_set,
+	.get = roce_repath_param_get,
+};
+
+module_param_cb(roce_repath, &roce_repath_param_ops, NULL, 0644);
+MODULE_PARM_DESC(roce_repath,
+		 "RoCE v2 re-path of RC QPs on devices registered from now on: off (default) or on");
+
 static ssize_t roce_entropy_show(struct ib_device *ibdev, u32 port_num,
 				 struct ib_port_attribute *attr, char *buf)
 {
@@ -333,7 +513,7 @@ static ssize_t roce_entropy_store(struct ib_device *ibdev, u32 port_num,
 	rcu_read_lock();
 	ent = ib_get_client_data(ibdev, &rdma_entropy_client);
 	if (ent)
-		WRITE_ONCE(ent->policy[port_num], policy);
+		WRITE_ONCE(ent->port[port_num].policy, policy);
 	rcu_read_unlock();
 
 	return ent ? count : -ENODEV;
@@ -341,8 +521,41 @@ static ssize_t roce_entropy_store(struct ib_device *ibdev, u32 port_num,
 
 static IB_PORT_ATTR_RW(roce_entropy);
 
+static ssize_t roce_repath_show(struct ib_device *ibdev, u32 port_num,
+				struct ib_port_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  rdma_repath_name(rdma_port_repath(ibdev, port_num)));
+}
+
+static ssize_t roce_repath_store(struct ib_device *ibdev, u32 port_num,
+				 struct ib_port_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct rdma_entropy_dev *ent;
+	int repath;
+
+	if (memchr(buf, '\0', count))
+		return -EINVAL;
+
+	repath = rdma_repath_parse(buf);
+	if (repath < 0)
+		return repath;
+
+	rcu_read_lock();
+	ent = ib_get_client_data(ibdev, &rdma_entropy_client);
+	if (ent)
+		WRITE_ONCE(ent->port[port_num].repath, repath);
+	rcu_read_unlock();
+
+	return ent ? count : -ENODEV;
+}
+
+static IB_PORT_ATTR_RW(roce_repath);
+
 static struct attribute *roce_entropy_attrs[] = {
 	&ib_port_attr_roce_entropy.attr,
+	&ib_port_attr_roce_repath.attr,
 	NULL
 };
 

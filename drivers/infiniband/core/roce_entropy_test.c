@@ -7,6 +7,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/bitmap.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <net/netlink.h>
@@ -577,6 +578,242 @@ static void roce_entropy_reply_flow_label_decision(struct kunit *test)
 			c->expected_fl);
 }
 
+/* ---- re-path: the sequence ---- */
+
+static void repath_desc(const struct roce_entropy_repath_vector *v, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "base %#07x move %u", v->base,
+		 v->move);
+}
+
+KUNIT_ARRAY_PARAM(repath, roce_entropy_repath_vectors, repath_desc);
+
+static void roce_entropy_repath_golden(struct kunit *test)
+{
+	const struct roce_entropy_repath_vector *v = test->param_value;
+	u32 fl = rdma_repath_flow_label(v->base, v->move);
+
+	KUNIT_EXPECT_EQ(test, fl, v->fl);
+	KUNIT_EXPECT_EQ(test, rdma_flow_label_to_udp_sport(fl), v->udp_sport);
+}
+
+/* The low bits of a port that a move's number changes. */
+static u32 repath_port_step(u32 base, u32 fl)
+{
+	return (rdma_flow_label_to_udp_sport(fl) ^
+		rdma_flow_label_to_udp_sport(base)) & RDMA_REPATH_STEP_MASK;
+}
+
+/*
+ * One move of one base: a 20-bit label, never 0, never the base, and a port
+ * whose low 6 bits are the base port's XOR the move's number.  The last
+ * makes the ports of the base and of moves 1 to 63 pairwise different, and
+ * so their labels too.  Returns whether all hold.
+ */
+static bool repath_move_ok(u32 base, u32 move)
+{
+	u32 fl = rdma_repath_flow_label(base, move);
+	u32 step = (move - 1) % RDMA_REPATH_STEPS + 1;
+
+	return fl && !(fl & ~IB_GRH_FLOWLABEL_MASK) && fl != base &&
+	       repath_port_step(base, fl) == step;
+}
+
+/* Every 20-bit base, its first 8 moves: the properties above, exhaustively. */
+static void roce_entropy_repath_all_bases(struct kunit *test)
+{
+	u32 base, move, bad = 0, first_base = 0, first_move = 0;
+
+	for (base = 0; base <= IB_GRH_FLOWLABEL_MASK; base++) {
+		for (move = 1; move <= 8; move++) {
+			if (repath_move_ok(base, move))
+				continue;
+			if (!bad++) {
+				first_base = base;
+				first_move = move;
+			}
+		}
+		cond_resched();
+	}
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0, "first: base %#x move %u",
+			    first_base, first_move);
+}
+
+/*
+ * A walk of bases, the edges among them: every move up to 63 holds the
+ * properties, the 63 ports are pairwise different and differ from the base
+ * port, move 63 + n is move n, move 0 is the base, and only 20 bits of the
+ * base count.
+ */
+static void roce_entropy_repath_all_moves(struct kunit *test)
+{
+	static const u32 edges[] = { 0, 1, 0x4001, 0x7181d, 0xfffff };
+	u32 state = 9, base, move, fl, port;
+	unsigned long *ports;
+	int i;
+
+	ports = kunit_kcalloc(test, BITS_TO_LONGS(1 << 14), sizeof(long),
+			      GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ports);
+
+	for (i = 0; i < PROPERTY_ROUNDS + ARRAY_SIZE(edges); i++) {
+		base = i < ARRAY_SIZE(edges) ? edges[i] :
+			next_input(&state) & IB_GRH_FLOWLABEL_MASK;
+		bitmap_zero(ports, 1 << 14);
+		__set_bit(rdma_flow_label_to_udp_sport(base) & 0x3fff, ports);
+		KUNIT_ASSERT_EQ(test, rdma_repath_flow_label(base, 0), base);
+		for (move = 1; move <= RDMA_REPATH_STEPS; move++) {
+			fl = rdma_repath_flow_label(base, move);
+			port = rdma_flow_label_to_udp_sport(fl);
+			KUNIT_ASSERT_TRUE_MSG(test, repath_move_ok(base, move),
+					      "base %#x move %u: %#x", base,
+					      move, fl);
+			KUNIT_ASSERT_FALSE_MSG(test,
+					       __test_and_set_bit(port & 0x3fff,
+								  ports),
+					       "base %#x move %u: port %#x again",
+					       base, move, port);
+			KUNIT_ASSERT_EQ(test,
+					rdma_repath_flow_label(base, move +
+							       RDMA_REPATH_STEPS),
+					fl);
+			KUNIT_ASSERT_EQ(test,
+					rdma_repath_flow_label(base | 0xfff00000,
+							       move),
+					fl);
+		}
+	}
+}
+
+/*
+ * A switch that hashes the low k bits of the port (here k = 3, 8 paths):
+ * the base and moves 1 to 7 use each of the 8 paths once.
+ */
+static void roce_entropy_repath_low_bits(struct kunit *test)
+{
+	u32 state = 10, base, move, seen;
+	int i;
+
+	for (i = 0; i < PROPERTY_ROUNDS; i++) {
+		base = next_input(&state) & IB_GRH_FLOWLABEL_MASK;
+		seen = 0;
+		for (move = 0; move < 8; move++) {
+			u16 port = rdma_flow_label_to_udp_sport(rdma_repath_flow_label(base,
+										   move));
+
+			seen |= BIT(port & 7);
+		}
+		KUNIT_ASSERT_EQ_MSG(test, seen, 0xff, "base %#x", base);
+	}
+}
+
+/* ---- re-path: which events move a QP ---- */
+
+struct repath_rule_case {
+	const char *name;
+	enum rdma_repath repath;
+	bool pinned;
+	enum rdma_repath_event event;
+	unsigned int rounds;
+	bool moves;
+};
+
+static const struct repath_rule_case repath_rule_cases[] = {
+	{ "timeout, first", RDMA_REPATH_ON, false, RDMA_REPATH_TIMEOUT, 1,
+	  false },
+	{ "timeout, second in a row", RDMA_REPATH_ON, false,
+	  RDMA_REPATH_TIMEOUT, 2, true },
+	{ "timeout, sixth in a row", RDMA_REPATH_ON, false,
+	  RDMA_REPATH_TIMEOUT, 6, true },
+	{ "timeout, none counted", RDMA_REPATH_ON, false, RDMA_REPATH_TIMEOUT,
+	  0, false },
+	{ "timeout, second, re-path off", RDMA_REPATH_OFF, false,
+	  RDMA_REPATH_TIMEOUT, 2, false },
+	{ "timeout, second, application's label", RDMA_REPATH_ON, true,
+	  RDMA_REPATH_TIMEOUT, 2, false },
+	{ "timeout, second, a setting that is none", RDMA_REPATH_NR, false,
+	  RDMA_REPATH_TIMEOUT, 2, false },
+	{ "RNR NAK", RDMA_REPATH_ON, false, RDMA_REPATH_RNR_NAK, 2, false },
+	{ "sequence error NAK", RDMA_REPATH_ON, false, RDMA_REPATH_SEQ_NAK, 2,
+	  false },
+	{ "duplicate, first", RDMA_REPATH_ON, false, RDMA_REPATH_DUPLICATE, 1,
+	  false },
+	{ "duplicate, second in a row", RDMA_REPATH_ON, false,
+	  RDMA_REPATH_DUPLICATE, 2, true },
+	{ "duplicate, third in a row", RDMA_REPATH_ON, false,
+	  RDMA_REPATH_DUPLICATE, 3, true },
+	{ "duplicate, none counted", RDMA_REPATH_ON, false,
+	  RDMA_REPATH_DUPLICATE, 0, false },
+	{ "duplicate, second, application's label", RDMA_REPATH_ON, true,
+	  RDMA_REPATH_DUPLICATE, 2, false },
+	{ "duplicate, second, re-path off", RDMA_REPATH_OFF, false,
+	  RDMA_REPATH_DUPLICATE, 2, false },
+};
+
+static void repath_rule_desc(const struct repath_rule_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(repath_rule, repath_rule_cases, repath_rule_desc);
+
+static void roce_entropy_repath_rules(struct kunit *test)
+{
+	const struct repath_rule_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdma_repath_should_move(c->repath, c->pinned,
+						      c->event, c->rounds),
+			c->moves);
+}
+
+struct cm_generated_case {
+	u16 port_a;
+	u16 port_b;
+	u32 fl;
+	bool generated;
+};
+
+/*
+ * An rdma_cm label is the CM's if a policy derives it from the ports, in
+ * either order (the passive side has them the other way round).  Labels
+ * from the CM golden vectors.
+ */
+static const struct cm_generated_case cm_generated_cases[] = {
+	{ 0xc001, 0x4791, 0x787b0, true },	/* linux, active side's order */
+	{ 0x4791, 0xc001, 0x787b0, true },	/* ... seen from the passive side */
+	{ 0xc001, 0x4791, 0x96a90, true },	/* linux, the other order */
+	{ 0xc001, 0x4791, 0x89f0e, true },	/* rfc */
+	{ 0x4791, 0xc001, 0x89f0e, true },
+	{ 0xc001, 0x4791, 0x4f3af, true },	/* mix */
+	{ 0x4791, 0xc001, 0x4f3af, true },
+	{ 0x1c06, 0xd43f, 0xcf18b, true },
+	{ 0xd43f, 0x1c06, 0x08d84, true },
+	{ 0x1c06, 0xd43f, 0x438f9, true },
+	{ 0xc001, 0x4791, 0xfff89f0e, true },	/* 20 bits count */
+	{ 0xc001, 0x4791, 0x5a5a5, false },	/* an application's */
+	{ 0xc001, 0x4791, 0xcf18b, false },	/* another connection's */
+	{ 0xc001, 0x4791, 0, false },		/* none */
+	{ 0, 0x12b7, 0, false },		/* rfc of a zero port: none */
+	{ 0, 0x12b7, 0x012b7, true },		/* linux of it */
+};
+
+static void cm_generated_desc(const struct cm_generated_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "ports %#x %#x fl %#x",
+		 c->port_a, c->port_b, c->fl);
+}
+
+KUNIT_ARRAY_PARAM(cm_generated, cm_generated_cases, cm_generated_desc);
+
+static void roce_entropy_repath_cm_generated(struct kunit *test)
+{
+	const struct cm_generated_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdma_repath_cm_generated(c->fl, c->port_a,
+						       c->port_b),
+			c->generated);
+}
+
 /* ---- a port's policy, through a device made up for the test ---- */
 
 struct port_test {
@@ -585,8 +822,9 @@ struct port_test {
 };
 
 /*
- * One port, policy "mix", in the client data of a zeroed ib_device: enough
- * for rdma_port_entropy(), which reads nothing else.
+ * One port, policy "mix", re-path on, in the client data of a zeroed
+ * ib_device: enough for rdma_port_entropy() and the re-path helpers, which
+ * read nothing else.
  */
 static int roce_entropy_port_init(struct kunit *test)
 {
@@ -596,13 +834,15 @@ static int roce_entropy_port_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->dev = kunit_kzalloc(test, sizeof(*t->dev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t->dev);
-	t->ent = kunit_kzalloc(test, struct_size(t->ent, policy, 2),
+	t->ent = kunit_kzalloc(test, struct_size(t->ent, port, 2),
 			       GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t->ent);
 
 	t->dev->phys_port_cnt = 1;
 	xa_init_flags(&t->dev->client_data, XA_FLAGS_ALLOC);
-	t->ent->policy[1] = RDMA_ENTROPY_MIX;
+	spin_lock_init(&t->ent->lock);
+	t->ent->port[1].policy = RDMA_ENTROPY_MIX;
+	t->ent->port[1].repath = RDMA_REPATH_ON;
 	KUNIT_ASSERT_EQ(test,
 			xa_err(xa_store(&t->dev->client_data,
 					rdma_entropy_client.client_id, t->ent,
@@ -633,6 +873,77 @@ static void roce_entropy_port_bounds(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(bad_ports); i++)
 		KUNIT_EXPECT_EQ_MSG(test, rdma_port_entropy(t->dev, bad_ports[i]),
 				    RDMA_ENTROPY_LINUX, "port %u", bad_ports[i]);
+}
+
+/* The same for the re-path setting: off for any port that is not one. */
+static void roce_entropy_port_repath_bounds(struct kunit *test)
+{
+	static const u32 bad_ports[] = { 0, 2, 3, 255, 256, U32_MAX };
+	struct port_test *t = test->priv;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, rdma_port_repath(t->dev, 1), RDMA_REPATH_ON);
+	for (i = 0; i < ARRAY_SIZE(bad_ports); i++)
+		KUNIT_EXPECT_EQ_MSG(test, rdma_port_repath(t->dev, bad_ports[i]),
+				    RDMA_REPATH_OFF, "port %u", bad_ports[i]);
+	xa_erase(&t->dev->client_data, rdma_entropy_client.client_id);
+	KUNIT_EXPECT_EQ(test, rdma_port_repath(t->dev, 1), RDMA_REPATH_OFF);
+}
+
+/*
+ * Which labels are the application's: none is (the QP generates one), one
+ * rdma_cm noted for that port and remote QP is not, any other is.
+ */
+static void roce_entropy_port_pinned(struct kunit *test)
+{
+	struct port_test *t = test->priv;
+
+	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0));
+	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0x89f0e));
+
+	rdma_entropy_note_cm_flow_label(t->dev, 1, 0x12, 0x89f0e);
+	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0x89f0e));
+	/* asking again gives the same answer: a note is not used up */
+	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0x89f0e));
+	/* only 20 bits of a label and 24 of a QPN count */
+	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0xff000012,
+						    0xfff89f0e));
+	/* another label, remote QP or port is not the one noted */
+	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0x5a5a5));
+	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 1, 0x13, 0x89f0e));
+	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 2, 0x12, 0x89f0e));
+
+	/* a port that is not one, or label 0, is never noted */
+	rdma_entropy_note_cm_flow_label(t->dev, 2, 0x14, 0x12345);
+	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 2, 0x14, 0x12345));
+	rdma_entropy_note_cm_flow_label(t->dev, 1, 0x15, 0);
+	KUNIT_EXPECT_EQ(test, t->ent->notes[1].fl, 0);
+
+	/* a device without state pins every label it is given */
+	xa_erase(&t->dev->client_data, rdma_entropy_client.client_id);
+	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0x89f0e));
+	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0));
+}
+
+/*
+ * The notes are a ring: after RDMA_ENTROPY_CM_NOTES newer ones the oldest
+ * is forgotten, and its label stays put (pinned), the safe side.
+ */
+static void roce_entropy_port_notes_ring(struct kunit *test)
+{
+	struct port_test *t = test->priv;
+	u32 i;
+
+	rdma_entropy_note_cm_flow_label(t->dev, 1, 0x100, 0x11111);
+	for (i = 1; i < RDMA_ENTROPY_CM_NOTES; i++)
+		rdma_entropy_note_cm_flow_label(t->dev, 1, 0x100 + i,
+						0x20000 + i);
+	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x100, 0x11111));
+	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x101, 0x20001));
+	rdma_entropy_note_cm_flow_label(t->dev, 1, 0x200, 0x22222);
+	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 1, 0x100, 0x11111));
+	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x101, 0x20001));
+	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x200, 0x22222));
 }
 
 struct knob_case {
@@ -767,6 +1078,45 @@ static void roce_entropy_parse_names(struct kunit *test)
 	const struct parse_case *c = test->param_value;
 
 	KUNIT_EXPECT_EQ(test, rdma_entropy_parse(c->str), c->expected);
+}
+
+static const struct parse_case repath_parse_cases[] = {
+	{ "off", RDMA_REPATH_OFF },
+	{ "on", RDMA_REPATH_ON },
+	{ "off\n", RDMA_REPATH_OFF },
+	{ "on\n", RDMA_REPATH_ON },
+	{ "", -EINVAL },
+	{ "\n", -EINVAL },
+	{ "o", -EINVAL },
+	{ "of", -EINVAL },
+	{ "onn", -EINVAL },
+	{ "on\n\n", -EINVAL },
+	{ " on", -EINVAL },
+	{ "On", -EINVAL },
+	{ "ON", -EINVAL },
+	{ "1", -EINVAL },
+	{ "yes", -EINVAL },
+	{ "rfc", -EINVAL },
+	{ "on\noff", -EINVAL },
+	{ overlong, -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM(repath_parse, repath_parse_cases, parse_desc);
+
+static void roce_entropy_repath_parse_names(struct kunit *test)
+{
+	const struct parse_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdma_repath_parse(c->str), c->expected);
+}
+
+static void roce_entropy_repath_names_round_trip(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rdma_repath_parse(rdma_repath_name(RDMA_REPATH_OFF)),
+			RDMA_REPATH_OFF);
+	KUNIT_EXPECT_EQ(test, rdma_repath_parse(rdma_repath_name(RDMA_REPATH_ON)),
+			RDMA_REPATH_ON);
+	KUNIT_EXPECT_STREQ(test, rdma_repath_name(RDMA_REPATH_NR), "unknown");
 }
 
 static void roce_entropy_names_round_trip(struct kunit *test)
@@ -932,6 +1282,10 @@ static struct kunit_case roce_entropy_hash_cases[] = {
 	KUNIT_CASE(roce_entropy_rfc_matches_6_12),
 	KUNIT_CASE(roce_entropy_linux_matches_6_12),
 	KUNIT_CASE(roce_entropy_mix_low_bits),
+	KUNIT_CASE_PARAM(roce_entropy_repath_golden, repath_gen_params),
+	KUNIT_CASE(roce_entropy_repath_all_bases),
+	KUNIT_CASE(roce_entropy_repath_all_moves),
+	KUNIT_CASE(roce_entropy_repath_low_bits),
 	{}
 };
 
@@ -950,6 +1304,9 @@ static struct kunit_case roce_entropy_driver_cases[] = {
 			 reply_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_fill_res, fill_res_gen_params),
 	KUNIT_CASE(roce_entropy_fill_res_full),
+	KUNIT_CASE_PARAM(roce_entropy_repath_rules, repath_rule_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_repath_cm_generated,
+			 cm_generated_gen_params),
 	{}
 };
 
@@ -963,6 +1320,9 @@ static struct kunit_case roce_entropy_port_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_port_knob, knob_gen_params),
 	KUNIT_CASE(roce_entropy_port_no_state),
 	KUNIT_CASE(roce_entropy_port_reply),
+	KUNIT_CASE(roce_entropy_port_repath_bounds),
+	KUNIT_CASE(roce_entropy_port_pinned),
+	KUNIT_CASE(roce_entropy_port_notes_ring),
 	{}
 };
 
@@ -976,6 +1336,9 @@ static struct kunit_suite roce_entropy_port_suite = {
 static struct kunit_case roce_entropy_policy_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_parse_names, parse_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_names_round_trip, policy_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_repath_parse_names,
+			 repath_parse_gen_params),
+	KUNIT_CASE(roce_entropy_repath_names_round_trip),
 	{}
 };
 

@@ -169,4 +169,59 @@ static const struct roce_entropy_qpn_vector roce_entropy_ud_vectors[] = {
 	{ "off", 0x000001, 0x000001, 0xabcde, 0xabcde, 0xfcf4 },
 };
 
+/*
+ * Re-path: the flow label of an RC QP after "move" moves from its base
+ * label, rdma_repath_flow_label():
+ *
+ *   step = (move - 1) % 63 + 1
+ *   mix  = (((base << 6) | step) * 0x61C88647 mod 2^32) >> 18   (14 bits)
+ *   top  = mix >> 8
+ *   d    = (top << 14) | ((((mix & 0xFF) << 6) | step) ^ top)
+ *   fl   = base ^ d, or 0x04001 if that is 0
+ *
+ * by hand:
+ *   base 0, move 1: 1 * 0x61C88647 = 0x61C88647, >> 18 = 0x1872;
+ *      top 0x18, (0x72 << 6) | 1 = 0x1C81, ^ 0x18 = 0x1C99;
+ *      d = 0x60000 | 0x1C99 = 0x61C99 = fl; port 0x1C99 ^ 0x18 = 0x1C81
+ *      | 0xC000 = 0xDC81: the base port 0xC000 with its low 6 bits ^ 1
+ *   base 0, move 2: 2 * 0x61C88647 = 0xC3910C8E, >> 18 = 0x30E4;
+ *      top 0x30, (0xE4 << 6) | 2 = 0x3902, ^ 0x30 = 0x3932;
+ *      fl = 0xC0000 | 0x3932 = 0xC3932; port 0x3932 ^ 0x30 = 0xF902
+ *   base 0x144 (QPNs 0x12 and 0x12 under rfc, port 0xC144), move 1:
+ *      (0x144 << 6) | 1 = 0x5101; 0x5101 * 0x61C88647 = 0x1EF0D444FD47,
+ *      mod 2^32 0xD444FD47, >> 18 = 0x3511; top 0x35,
+ *      (0x11 << 6) | 1 = 0x441, ^ 0x35 = 0x474; d = 0xD4474;
+ *      fl = 0x144 ^ 0xD4474 = 0xD4530; port 0x0530 ^ 0x35 = 0xC505,
+ *      0xC144 with its low 6 bits ^ 1
+ *   move 64 is move 1 again; move 0 is the base.
+ *
+ * The other rows were evaluated with Python's unbounded integers from the
+ * formula above, not with this code.  Base 0x7181D meets its own step at
+ * move 1 (fl would be 0) and takes 0x04001, which folds to 0xC000.
+ */
+struct roce_entropy_repath_vector {
+	unsigned int base;
+	unsigned int move;
+	unsigned int fl;
+	unsigned int udp_sport;
+};
+
+static const struct roce_entropy_repath_vector roce_entropy_repath_vectors[] = {
+	{ 0x00000, 0, 0x00000, 0xc000 },
+	{ 0x00000, 1, 0x61c99, 0xdc81 },
+	{ 0x00000, 2, 0xc3932, 0xf902 },
+	{ 0x00144, 0, 0x00144, 0xc144 },
+	{ 0x00144, 1, 0xd4530, 0xc505 },
+	{ 0x00144, 64, 0xd4530, 0xc505 },
+	{ 0x00144, 8, 0x80d6c, 0xcd4c },
+	{ 0x12345, 1, 0x5fb57, 0xfb40 },
+	{ 0x12345, 8, 0xebcb3, 0xfc89 },
+	{ 0x89f0e, 1, 0x8ed4e, 0xed6d },
+	{ 0x89f0e, 2, 0xe11d6, 0xd1ee },
+	{ 0x89f0e, 3, 0x4347f, 0xf46f },
+	{ 0xfffff, 1, 0xf45bc, 0xc581 },
+	{ 0xfffff, 63, 0x45cae, 0xdcbf },
+	{ 0x7181d, 1, 0x04001, 0xc000 },
+};
+
 #endif /* _ROCE_ENTROPY_VECTORS_H */

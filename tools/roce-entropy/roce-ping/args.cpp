@@ -35,9 +35,28 @@ sockaddr_storage parse_addr(const std::string &text, std::uint16_t port, const c
 
 struct Args {
 	std::string bind, server, port = "7471", connections, messages, size = "64", flow_label,
-	                          until, timeout = "20", sport_base, cycles;
-	bool close_at_once = false, expect_reject = false, json = false;
+	                          until, timeout = "20", sport_base, cycles, qp_timeout,
+	                          retry_count = "7", interval, stall_min = "250";
+	bool close_at_once = false, expect_reject = false, json = false, keep_going = false,
+	     one_way = false;
 };
+
+// What both sides take: the QP's ACK timeout and retry count, --keep-going.
+void fill_qp(const Args &args, PingOptions &opts)
+{
+	if (!args.qp_timeout.empty())
+		opts.qp_timeout =
+		    static_cast<std::uint8_t>(number_arg(args.qp_timeout, 0, 31, "QP timeout"));
+	opts.retry_count = number_arg(args.retry_count, 0, 7, "retry count");
+	opts.keep_going = args.keep_going;
+	opts.one_way = args.one_way;
+	if (opts.one_way && opts.close_at_once)
+		throw UsageError("--close-at-once closes after the echoes; --one-way has none: "
+		                 "they cannot be combined");
+	if (opts.keep_going && opts.close_at_once)
+		throw UsageError("--keep-going goes on after a failure; --close-at-once closes "
+		                 "each connection as it ends: they cannot be combined");
+}
 
 void fill(const Args &args, bool server, PingOptions &opts)
 {
@@ -49,6 +68,7 @@ void fill(const Args &args, bool server, PingOptions &opts)
 	opts.size = number_arg(args.size, 1, 1 << 16, "size");
 	opts.close_at_once = args.close_at_once;
 	opts.expect_reject = args.expect_reject;
+	fill_qp(args, opts);
 	if (!args.messages.empty())
 		opts.messages = number_arg(args.messages, 1, 1000000, "messages");
 	if (server) {
@@ -69,6 +89,16 @@ void fill(const Args &args, bool server, PingOptions &opts)
 	opts.connections =
 	    args.connections.empty() ? 1 : number_arg(args.connections, 1, 1024, "connections");
 	opts.until = args.until;
+	opts.stall_min_ms = number_arg(args.stall_min, 1, 3600000, "stall minimum");
+	if (!args.interval.empty()) {
+		opts.interval_ms = number_arg(args.interval, 1, 60000, "interval");
+		if (opts.until.empty())
+			throw UsageError("--interval paces the round trips that --until holds: "
+			                 "it needs --until");
+	}
+	if (opts.keep_going && (opts.cycles || !args.cycles.empty() || opts.expect_reject))
+		throw UsageError("--keep-going reports each connection's fate: it cannot be "
+		                 "combined with --cycles or --expect-reject");
 	if (!args.cycles.empty()) {
 		opts.cycles = number_arg(args.cycles, 1, 1000000, "cycles");
 		if (!opts.until.empty())
@@ -124,6 +154,14 @@ std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOption
 	number_option(srv_cmd->add_option("--messages", srv.messages,
 	                                  "with --close-at-once: round trips per connection"),
 	              "10");
+	srv_cmd->add_option("--qp-timeout", srv.qp_timeout,
+	                    "the QP's ACK timeout, 4.096 us * 2^N (0-31; default: rdma_cm's)");
+	srv_cmd->add_option("--retry-count", srv.retry_count,
+	                    "the QP's transport retry count (0-7, default 7)");
+	srv_cmd->add_flag("--keep-going", srv.keep_going,
+	                  "a connection whose echo fails is reported, the others go on");
+	srv_cmd->add_flag("--one-way", srv.one_way,
+	                  "echo nothing: the client's sends are the traffic (its --one-way)");
 
 	Args cli;
 	auto *cli_cmd = app.add_subcommand("client", "connect and ping");
@@ -151,6 +189,21 @@ std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOption
 	cli_cmd->add_flag("--expect-reject", cli.expect_reject,
 	                  "succeed only if every connection is rejected (a port nobody listens "
 	                  "on)");
+	cli_cmd->add_option("--qp-timeout", cli.qp_timeout,
+	                    "the QP's ACK timeout, 4.096 us * 2^N (0-31; default: rdma_cm's)");
+	cli_cmd->add_option("--retry-count", cli.retry_count,
+	                    "the QP's transport retry count (0-7, default 7)");
+	cli_cmd->add_option("--interval", cli.interval,
+	                    "with --until: milliseconds between round trips (default 100)");
+	cli_cmd->add_flag("--keep-going", cli.keep_going,
+	                  "a connection that fails (an error completion, or no echo for "
+	                  "--timeout s) is reported, the others go on");
+	cli_cmd->add_flag("--one-way", cli.one_way,
+	                  "the server echoes nothing (its --one-way): a round trip is a send "
+	                  "and its ACK");
+	cli_cmd->add_option("--stall-min", cli.stall_min,
+	                    "list each connection's gaps between round trips of at least MS "
+	                    "(default 250)");
 	cli_cmd->add_flag("--json", cli.json, "print JSON");
 
 	return parse_app(app, argc, argv, out, err, [&] {

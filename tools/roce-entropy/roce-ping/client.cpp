@@ -23,6 +23,23 @@ namespace
 
 using Clock = std::chrono::steady_clock;
 
+double ms_between(Clock::time_point from, Clock::time_point to)
+{
+	return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+// A round trip completed (or, with FAILED, the connection ended) at NOW:
+// the time since the last one is a gap between round trips.
+void note_gap(const PingOptions &opts, Conn &conn, Clock::time_point start, Clock::time_point now)
+{
+	const double gap = ms_between(conn.last_done, now);
+
+	conn.longest_stall_ms = std::max(conn.longest_stall_ms, gap);
+	if (gap >= opts.stall_min_ms)
+		conn.stalls.emplace_back(ms_between(start, conn.last_done), ms_between(start, now));
+	conn.last_done = now;
+}
+
 void connect_one(const PingOptions &opts, unsigned index, EventChannel &ec, Fabric &fabric)
 {
 	rdma_cm_id *id;
@@ -30,6 +47,7 @@ void connect_one(const PingOptions &opts, unsigned index, EventChannel &ec, Fabr
 
 	if (rdma_create_id(ec.ch, &id, nullptr, RDMA_PS_TCP))
 		fail("rdma_create_id");
+	set_qp_timeout(id, opts);
 	sockaddr_storage src = opts.bind, dst = opts.remote;
 	if (opts.sport_base) {
 		const auto port = htons(static_cast<std::uint16_t>(opts.sport_base + index));
@@ -57,7 +75,7 @@ void connect_one(const PingOptions &opts, unsigned index, EventChannel &ec, Fabr
 	Conn &conn = fabric.attach(id);
 	fabric.post_recv(conn);
 	rdma_conn_param param{};
-	param.retry_count = 7;
+	param.retry_count = static_cast<std::uint8_t>(opts.retry_count);
 	param.rnr_retry_count = 7;
 	if (rdma_connect(id, &param))
 		fail("rdma_connect");
@@ -91,31 +109,37 @@ bool file_exists(const std::string &path)
 
 // Ping on every connection until each has done its messages (and, with
 // --until, until the file exists).  FINISHED, if given, is called on each
-// connection as soon as it is done, and may close it.
-void ping_all(const PingOptions &opts, Fabric &fabric,
+// connection as soon as it is done, and may close it.  With --keep-going a
+// connection that fails is marked and the others go on.
+void ping_all(const PingOptions &opts, Fabric &fabric, Clock::time_point start,
               const std::function<void(Conn &)> &finished = nullptr)
 {
-	const auto hold = std::chrono::milliseconds(100);
+	const auto hold = std::chrono::milliseconds(opts.interval_ms);
 	const auto quiet_limit = std::chrono::seconds(opts.timeout);
 	unsigned running = static_cast<unsigned>(fabric.conns().size());
 	auto last_progress = Clock::now();
 
-	for (auto &[key, conn] : fabric.conns())
+	const auto fail_conn = [&](Conn &conn, const std::string &status) {
+		note_gap(opts, conn, start, Clock::now());
+		conn.status = status;
+		conn.state = Conn::failed;
+		running--;
+	};
+	for (auto &[key, conn] : fabric.conns()) {
+		conn->last_done = Clock::now();
 		send_ping(fabric, *conn);
+	}
 	while (running) {
 		pollfd pfd{fabric.cq_fd(), POLLIN, 0};
 		if (poll(&pfd, 1, 50) < 0 && errno != EINTR)
 			fail("poll");
 		if (pfd.revents & POLLIN)
 			fabric.rearm();
-		fabric.poll_cq([&](Conn &conn, unsigned len) {
-			if (len != fabric.size() ||
-			    std::atoi(conn.recv_buf()) != static_cast<int>(conn.done))
-				throw VerbsError("echo does not match message " +
-				                 std::to_string(conn.done));
+		// a round trip: the echo is in (--one-way: the send's ACK)
+		const auto completed = [&](Conn &conn) {
 			conn.done++;
 			last_progress = Clock::now();
-			fabric.post_recv(conn);
+			note_gap(opts, conn, start, last_progress);
 			if (conn.done < opts.messages) {
 				send_ping(fabric, conn);
 			} else if (!opts.until.empty()) {
@@ -127,7 +151,28 @@ void ping_all(const PingOptions &opts, Fabric &fabric,
 				if (finished)
 					finished(conn); // the last use of conn
 			}
-		});
+		};
+		fabric.poll_cq(
+		    [&](Conn &conn, unsigned len) {
+			    if (opts.one_way)
+				    throw VerbsError("--one-way: the server sent something");
+			    if (len != fabric.size() ||
+			        std::atoi(conn.recv_buf()) != static_cast<int>(conn.done))
+				    throw VerbsError("echo does not match message " +
+				                     std::to_string(conn.done));
+			    fabric.post_recv(conn);
+			    completed(conn);
+		    },
+		    [&](Conn &conn) {
+			    if (opts.one_way)
+				    completed(conn);
+		    },
+		    [&](Conn &conn, ibv_wc_status status) {
+			    if (!opts.keep_going)
+				    throw VerbsError(std::string("completion error: ") +
+				                     ibv_wc_status_str(status));
+			    fail_conn(conn, ibv_wc_status_str(status));
+		    });
 		const auto now = Clock::now();
 		std::vector<Conn *> done;
 		for (auto &[key, conn] : fabric.conns()) {
@@ -146,9 +191,16 @@ void ping_all(const PingOptions &opts, Fabric &fabric,
 			if (finished)
 				finished(*conn);
 		bool waiting = false;
-		for (auto &[key, conn] : fabric.conns())
-			waiting |= conn->state == Conn::busy;
-		if (waiting && now - last_progress > quiet_limit)
+		for (auto &[key, conn] : fabric.conns()) {
+			if (conn->state != Conn::busy)
+				continue;
+			if (opts.keep_going && now - conn->last_done > quiet_limit)
+				fail_conn(*conn,
+				          "no echo for " + std::to_string(opts.timeout) + " s");
+			else
+				waiting = true;
+		}
+		if (!opts.keep_going && waiting && now - last_progress > quiet_limit)
 			throw VerbsError("no echo for " + std::to_string(opts.timeout) + " s");
 	}
 }
@@ -161,6 +213,9 @@ struct ConnInfo {
 	unsigned messages = 0;
 	bool rejected = false;
 	int reject_status = 0;
+	std::string status;
+	double longest_stall_ms = 0;
+	std::vector<std::pair<double, double>> stalls;
 };
 
 ConnInfo describe(const Conn &conn, bool rejected)
@@ -175,7 +230,10 @@ ConnInfo describe(const Conn &conn, bool rejected)
 	        conn.remote_qpn,
 	        conn.done,
 	        rejected,
-	        conn.reject_status};
+	        conn.reject_status,
+	        conn.status,
+	        conn.longest_stall_ms,
+	        conn.stalls};
 }
 
 std::vector<ConnInfo> describe_all(const PingOptions &opts, Fabric &fabric)
@@ -205,19 +263,35 @@ Record conn_record(const ConnInfo &c)
 		    .add_json("reject_status", c.reject_status)
 		    .add_text(head + format("rejected (status %d)\n", c.reject_status));
 	else
-		r.add_text(head +
-		           format("remote QPN 0x%06x, %u messages\n", c.remote_qpn, c.messages));
+		r.add_json("status", c.status.empty() ? "ok" : c.status)
+		    .add_json("longest_stall_ms", c.longest_stall_ms)
+		    .add_json("stalls", c.stalls)
+		    .add_text(head +
+		              format("remote QPN 0x%06x, %u messages, longest stall %.1f ms%s\n",
+		                     c.remote_qpn, c.messages, c.longest_stall_ms,
+		                     c.status.empty() ? "" : (", FAILED: " + c.status).c_str()));
 	return r;
 }
 
-void print_conns(const PingOptions &opts, const std::vector<ConnInfo> &list, std::ostream &out)
+// START_UNIX_MS: when the pings began, in milliseconds since the epoch (the
+// stalls are counted from there), 0 if they did not.
+void print_conns(const PingOptions &opts, const std::vector<ConnInfo> &list, double start_unix_ms,
+                 std::ostream &out)
 {
 	std::vector<Record> records;
+	unsigned failed = 0;
 
-	for (const auto &c : list)
+	for (const auto &c : list) {
 		records.push_back(conn_record(c));
+		failed += !c.status.empty();
+	}
 	Record r;
 	r.add("connections", records);
+	if (start_unix_ms > 0)
+		r.add_json("start_unix_ms", start_unix_ms);
+	if (opts.keep_going)
+		r.add("failed", failed,
+		      format("%u of %zu connection(s) failed\n", failed, list.size()));
 	print(r, opts.json, out);
 }
 
@@ -271,6 +345,7 @@ int run_client(const PingOptions &opts, std::ostream &out)
 	const unsigned cycles = opts.cycles ? opts.cycles : 1;
 	std::vector<double> cycle_ms;
 	const auto start = Clock::now();
+	bool failed = false;
 
 	try {
 		for (unsigned cycle = 0; cycle < cycles; cycle++) {
@@ -285,7 +360,7 @@ int run_client(const PingOptions &opts, std::ostream &out)
 				std::map<std::uint64_t, ConnInfo> closed;
 				for (auto &[key, conn] : fabric.conns())
 					closed[key] = describe(*conn, false);
-				ping_all(opts, fabric, [&](Conn &conn) {
+				ping_all(opts, fabric, Clock::now(), [&](Conn &conn) {
 					const unsigned done = conn.done;
 					const std::uint64_t key = conn.key;
 					fabric.close_at_once(conn);
@@ -294,15 +369,23 @@ int run_client(const PingOptions &opts, std::ostream &out)
 				std::vector<ConnInfo> list;
 				for (auto &[key, c] : closed)
 					list.push_back(c);
-				print_conns(opts, list, out);
+				print_conns(opts, list, 0, out);
 			} else if (opts.expect_reject) {
-				print_conns(opts, describe_all(opts, fabric), out);
+				print_conns(opts, describe_all(opts, fabric), 0, out);
 				while (!fabric.conns().empty())
 					fabric.detach(*fabric.conns().begin()->second);
 			} else {
-				ping_all(opts, fabric);
+				const auto begin = Clock::now();
+				const double begin_unix_ms =
+				    std::chrono::duration<double, std::milli>(
+				        std::chrono::system_clock::now().time_since_epoch())
+				        .count();
+				ping_all(opts, fabric, begin);
+				for (auto &[key, conn] : fabric.conns())
+					failed |= conn->state == Conn::failed;
 				if (!opts.cycles)
-					print_conns(opts, describe_all(opts, fabric), out);
+					print_conns(opts, describe_all(opts, fabric), begin_unix_ms,
+					            out);
 				disconnect_all(opts, ec, fabric);
 			}
 			cycle_ms.push_back(
@@ -316,7 +399,7 @@ int run_client(const PingOptions &opts, std::ostream &out)
 	if (opts.cycles)
 		print_cycles(opts, cycle_ms,
 		             std::chrono::duration<double>(Clock::now() - start).count(), out);
-	return 0;
+	return failed ? 1 : 0;
 }
 
 } // namespace roce

@@ -37,6 +37,24 @@ struct PingOptions {
 	// listens on), with RDMA_CM_EVENT_REJECTED
 	bool expect_reject = false;
 	bool json = false;
+	// both: the QP's local ACK timeout, 4.096 us * 2^N (rdma_set_option()
+	// RDMA_OPTION_ID_ACK_TIMEOUT); none: rdma_cm's (packet life time + 1)
+	std::optional<std::uint8_t> qp_timeout;
+	// both: the transport retry count given to rdma_connect()/rdma_accept()
+	// (0-7; rxe in 6.12 takes 7 as "retry forever")
+	unsigned retry_count = 7;
+	// client: milliseconds between round trips once MESSAGES are done and
+	// --until holds the connections
+	unsigned interval_ms = 100;
+	// both: a connection that fails (an error completion; the client: no
+	// echo for TIMEOUT s) is reported and the others go on
+	bool keep_going = false;
+	// client: gaps between two completed round trips at least this long
+	// are listed per connection (the longest is always reported)
+	unsigned stall_min_ms = 250;
+	// both: the server echoes nothing; a round trip is a send and its ACK
+	// (the client's send completes), so the server's QP only responds
+	bool one_way = false;
 };
 
 // Parse ARGV into OPTS.  Returns nothing when the options are good, or the

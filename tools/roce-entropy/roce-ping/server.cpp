@@ -24,13 +24,14 @@ void on_signal(int)
 	stop_requested = 1;
 }
 
-void accept_one(rdma_cm_event *ev, Fabric &fabric)
+void accept_one(const PingOptions &opts, rdma_cm_event *ev, Fabric &fabric)
 {
 	Conn &conn = fabric.attach(ev->id);
 	rdma_conn_param param{};
 
+	set_qp_timeout(ev->id, opts);
 	fabric.post_recv(conn);
-	param.retry_count = 7;
+	param.retry_count = static_cast<std::uint8_t>(opts.retry_count);
 	param.rnr_retry_count = 7;
 	if (rdma_accept(ev->id, &param))
 		fail("rdma_accept");
@@ -66,14 +67,26 @@ struct Server {
 			return false;
 		fabric.poll_cq(
 		    [&](Conn &conn, unsigned len) {
-			    std::memcpy(conn.send_buf(), conn.recv_buf(), len);
 			    conn.done++;
 			    fabric.post_recv(conn);
+			    if (opts.one_way)
+				    return;
+			    std::memcpy(conn.send_buf(), conn.recv_buf(), len);
 			    fabric.post_send(conn, len);
 		    },
 		    [&](Conn &conn) {
 			    if (opts.close_at_once && ++conn.echoed == opts.messages)
 				    closing.push_back(conn.key);
+		    },
+		    [&](Conn &conn, ibv_wc_status status) {
+			    const std::string what =
+			        std::string("completion error: ") + ibv_wc_status_str(status);
+			    if (!opts.keep_going)
+				    throw VerbsError(what);
+			    // echoed no more; its DISCONNECTED ends it
+			    conn.state = Conn::failed;
+			    report(
+			        VerbsError("connection " + std::to_string(conn.key) + ": " + what));
 		    });
 		for (auto key : closing) {
 			Conn *c = fabric.find(key);
@@ -100,7 +113,7 @@ struct Server {
 		switch (ev->event) {
 		case RDMA_CM_EVENT_CONNECT_REQUEST:
 			try {
-				accept_one(ev, fabric);
+				accept_one(opts, ev, fabric);
 			} catch (const VerbsError &e) {
 				report(e);
 				conn = fabric.find(ev->id);
@@ -117,9 +130,10 @@ struct Server {
 		case RDMA_CM_EVENT_DISCONNECTED:
 			rdma_ack_cm_event(ev);
 			if (conn) {
+				const bool ok = conn->state != Conn::failed;
 				rdma_disconnect(conn->id);
 				fabric.detach(*conn);
-				served++;
+				served += ok; // a failed one is counted already
 			}
 			return;
 		default:
@@ -138,6 +152,16 @@ struct Server {
 };
 
 } // namespace
+
+void set_qp_timeout(rdma_cm_id *id, const PingOptions &opts)
+{
+	if (!opts.qp_timeout)
+		return;
+	std::uint8_t timeout = *opts.qp_timeout;
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &timeout,
+	                    sizeof(timeout)))
+		fail("rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)");
+}
 
 int run_server(const PingOptions &opts, std::ostream &out, std::ostream &err)
 {

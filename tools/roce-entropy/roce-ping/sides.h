@@ -4,11 +4,15 @@
 #pragma once
 
 #include <ostream>
+#include <rdma/rdma_cma.h>
 
 #include "ping.h"
 
 namespace roce
 {
+
+// --qp-timeout: the ACK timeout of ID's QP, set before it connects.
+void set_qp_timeout(rdma_cm_id *id, const PingOptions &opts);
 
 int run_client(const PingOptions &opts, std::ostream &out);
 int run_server(const PingOptions &opts, std::ostream &out, std::ostream &err);

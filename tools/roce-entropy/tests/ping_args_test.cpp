@@ -75,6 +75,57 @@ TEST(PingArgs, ClientIpv4Defaults)
 	EXPECT_EQ(p.opts.flow_label, 0u);
 	EXPECT_TRUE(p.opts.until.empty());
 	EXPECT_EQ(p.opts.sport_base, 0);
+	// the QP's: rdma_cm's ACK timeout, 7 retries, and a failure ends the run
+	EXPECT_FALSE(p.opts.qp_timeout);
+	EXPECT_EQ(p.opts.retry_count, 7u);
+	EXPECT_FALSE(p.opts.keep_going);
+	EXPECT_EQ(p.opts.interval_ms, 100u);
+	EXPECT_EQ(p.opts.stall_min_ms, 250u);
+}
+
+// What the failover tests run: steady pings, the QP's timeout and retries,
+// every connection's fate reported.
+TEST(PingArgs, FailoverClient)
+{
+	auto p = parse({"client",   "--bind",        "10.1.0.2",    "--server",
+	                "10.2.0.2", "--connections", "16",          "--messages",
+	                "1",        "--until",       "/tmp/stop",   "--interval",
+	                "50",       "--qp-timeout",  "14",          "--retry-count",
+	                "6",        "--keep-going",  "--stall-min", "150",
+	                "--json"});
+	ASSERT_FALSE(p.status) << p.err;
+	ASSERT_TRUE(p.opts.qp_timeout);
+	EXPECT_EQ(*p.opts.qp_timeout, 14);
+	EXPECT_EQ(p.opts.retry_count, 6u);
+	EXPECT_TRUE(p.opts.keep_going);
+	EXPECT_EQ(p.opts.interval_ms, 50u);
+	EXPECT_EQ(p.opts.stall_min_ms, 150u);
+	EXPECT_EQ(p.opts.until, "/tmp/stop");
+
+	// the edges of each range
+	p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--qp-timeout", "0",
+	           "--retry-count", "0"});
+	ASSERT_FALSE(p.status) << p.err;
+	ASSERT_TRUE(p.opts.qp_timeout);
+	EXPECT_EQ(*p.opts.qp_timeout, 0);
+	EXPECT_EQ(p.opts.retry_count, 0u);
+	p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--qp-timeout", "31",
+	           "--retry-count", "7"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_EQ(*p.opts.qp_timeout, 31);
+	EXPECT_EQ(p.opts.retry_count, 7u);
+}
+
+TEST(PingArgs, FailoverServer)
+{
+	auto p = parse({"server", "--bind", "fd02::2", "--qp-timeout", "0x0e", "--retry-count", "6",
+	                "--keep-going"});
+	ASSERT_FALSE(p.status) << p.err;
+	EXPECT_TRUE(p.opts.server);
+	ASSERT_TRUE(p.opts.qp_timeout);
+	EXPECT_EQ(*p.opts.qp_timeout, 14);
+	EXPECT_EQ(p.opts.retry_count, 6u);
+	EXPECT_TRUE(p.opts.keep_going);
 }
 
 TEST(PingArgs, SourcePortBaseLeavesRoomForEveryConnection)
@@ -236,6 +287,41 @@ const BadArgs bad_args[] = {
      {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--expect-reject", "--cycles", "3"},
      "makes no connection"},
     {"ExpectRejectOnServer", {"server", "--bind", "10.2.0.2", "--expect-reject"}, "expect-reject"},
+    {"QpTimeoutTooBig",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--qp-timeout", "32"},
+     "out of range"},
+    {"QpTimeoutNotANumber",
+     {"server", "--bind", "10.2.0.2", "--qp-timeout", "14ms"},
+     "not a number"},
+    {"QpTimeoutNegative",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--qp-timeout", "-1"},
+     "not a number"},
+    {"RetryCountTooBig",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--retry-count", "8"},
+     "out of range"},
+    {"RetryCountOnServerTooBig",
+     {"server", "--bind", "10.2.0.2", "--retry-count", "9"},
+     "out of range"},
+    {"IntervalWithoutUntil",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--interval", "50"},
+     "needs --until"},
+    {"IntervalZero",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--until", "/tmp/x", "--interval",
+      "0"},
+     "below 1"},
+    {"StallMinZero",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--stall-min", "0"},
+     "below 1"},
+    {"IntervalOnServer", {"server", "--bind", "10.2.0.2", "--interval", "5"}, "interval"},
+    {"KeepGoingWithCycles",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--keep-going", "--cycles", "3"},
+     "cannot be combined"},
+    {"KeepGoingWithExpectReject",
+     {"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--keep-going", "--expect-reject"},
+     "cannot be combined"},
+    {"KeepGoingWithCloseAtOnce",
+     {"server", "--bind", "10.2.0.2", "--keep-going", "--close-at-once"},
+     "cannot be combined"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, PingArgsBad, testing::ValuesIn(bad_args),

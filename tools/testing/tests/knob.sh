@@ -16,6 +16,9 @@
 KNOB_A=/sys/class/infiniband/rxea/ports/1/roce_entropy
 KNOB_B=/sys/class/infiniband/rxeb/ports/1/roce_entropy
 PARAM=/sys/module/ib_core/parameters/roce_entropy
+REPATH_A=/sys/class/infiniband/rxea/ports/1/roce_repath
+REPATH_B=/sys/class/infiniband/rxeb/ports/1/roce_repath
+REPATH_PARAM=/sys/module/ib_core/parameters/roce_repath
 
 reads() { [ "$(cat "$1")" = "$2" ]; }
 
@@ -54,9 +57,9 @@ sysfs_write() {
 	[ "${line:0:1}" = 0 ]
 }
 
-# snapshot: every policy value the knob tests can touch.
+# snapshot: every policy and re-path value the knob tests can touch.
 snapshot() {
-	cat $KNOB_A $KNOB_B $PARAM | paste -sd' '
+	cat $KNOB_A $KNOB_B $PARAM $REPATH_A $REPATH_B $REPATH_PARAM | paste -sd' '
 }
 
 # write_ok FILE VALUE EXPECT: the write succeeds and reads back EXPECT.
@@ -192,4 +195,31 @@ check "module parameter refuses bogus" write_refused $PARAM bogus
 check "module parameter accepts mix" write_ok $PARAM mix mix
 step write_ok $KNOB_A linux linux
 step write_ok $PARAM linux linux
+
+# roce_repath, beside roce_entropy: off or on, the same rules.
+check "re-path is off by default on rxea and rxeb, and in the parameter" \
+	eval "reads $REPATH_A off && reads $REPATH_B off && reads $REPATH_PARAM off"
+check "re-path knob is root-writable only (0644 root)" \
+	[ "$(stat -c '%a %U' $REPATH_A)" = "644 root" ]
+check "re-path: write on" write_ok $REPATH_A on on
+check "re-path: write off with a newline" write_ok $REPATH_A 'off\n' off
+check "re-path: write on with a newline" write_ok $REPATH_A 'on\n' on
+check "re-path: ports are independent" reads $REPATH_B off
+for bad in bogus '\n' On ON 1 yes true o onx 'on ' ' on' 'on\n\n' 'on\r\n' rfc \
+	'on\x00' 'o\x00n' "$long"; do
+	check "re-path: '$(printf %.12s "$bad")' refused, nothing changes" write_refused $REPATH_A "$bad"
+done
+check "re-path: empty write returns 0 and changes nothing" write_empty $REPATH_A
+check "re-path: non-root write refused" as_nobody_refused $REPATH_A
+check "re-path: non-root write to the parameter refused" as_nobody_refused $REPATH_PARAM
+check "re-path: value unchanged after refusals" reads $REPATH_A on
+check "re-path: a policy write leaves it alone" \
+	eval "write_ok $KNOB_A rfc rfc && reads $REPATH_A on && write_ok $KNOB_A linux linux"
+check "re-path: missing port has no knob" [ ! -e /sys/class/infiniband/rxea/ports/2/roce_repath ]
+check "re-path: write to a missing port fails" write_refused \
+	/sys/class/infiniband/rxea/ports/2/roce_repath on ENOENT
+check "re-path parameter refuses bogus" write_refused $REPATH_PARAM bogus
+check "re-path parameter accepts on" write_ok $REPATH_PARAM on on
+step write_ok $REPATH_A off off
+step write_ok $REPATH_PARAM off off
 done_testing

@@ -8,10 +8,14 @@
 #   ports that exist keep their policy;
 # - a device that registers again (rxe deleted and re-added) starts from
 #   the parameter, not from the policy its previous self had.
+# ib_core.roce_repath (off, on) is given the same treatment beside it.
 # Ends with the stack loaded and rxea, rxeb up at the default, as it began.
 . "$rte_repo/tools/testing/lib.sh"
 
 PARAM=/sys/module/ib_core/parameters/roce_entropy
+RPARAM=/sys/module/ib_core/parameters/roce_repath
+REPATH_A=/sys/class/infiniband/rxea/ports/1/roce_repath
+REPATH_B=/sys/class/infiniband/rxeb/ports/1/roce_repath
 KNOB_A=/sys/class/infiniband/rxea/ports/1/roce_entropy
 KNOB_B=/sys/class/infiniband/rxeb/ports/1/roce_entropy
 
@@ -28,15 +32,25 @@ warned() {
 	dmesg | tail -n +"$((dmesg_at + 1))" |
 		grep -F "ib_core: roce_entropy=bogus is not a policy (linux, off, rfc, mix): using linux"
 }
+warned_repath() {
+	dmesg | tail -n +"$((dmesg_at + 1))" |
+		grep -F "ib_core: roce_repath=bogus is not a setting (off, on): using off"
+}
 
-check "ib_core loads with roce_entropy=bogus" reload roce_entropy=bogus
+check "ib_core loads with roce_entropy=bogus roce_repath=bogus" \
+	reload roce_entropy=bogus roce_repath=bogus
 check "... and says so in the kernel log, once" [ "$(warned | wc -l)" = 1 ]
 check "... and keeps the default, linux" reads $PARAM linux
 check "... which the new devices get" eval "reads $KNOB_A linux && reads $KNOB_B linux"
+check "... re-path too: said once, off kept" \
+	eval '[ "$(warned_repath | wc -l)" = 1 ] && reads $RPARAM off'
+check "... which the new devices get" eval "reads $REPATH_A off && reads $REPATH_B off"
 
-check "ib_core loads with roce_entropy=mix" reload roce_entropy=mix
+check "ib_core loads with roce_entropy=mix roce_repath=on" reload roce_entropy=mix roce_repath=on
 check "... the parameter reads mix" reads $PARAM mix
 check "... and the new devices get it" eval "reads $KNOB_A mix && reads $KNOB_B mix"
+check "... re-path reads on, and the new devices get it" \
+	eval "reads $RPARAM on && reads $REPATH_A on && reads $REPATH_B on"
 
 step sh -c "echo rfc > $KNOB_A"
 check "the parameter written at run time: rfc" sh -c "echo rfc > $PARAM && grep -qx rfc $PARAM"
@@ -47,8 +61,16 @@ check "... starts from the parameter (rfc), not from its old policy (off)" reads
 check "... and rxeb keeps its own" reads $KNOB_B mix
 check "a bad value written at run time is refused" \
 	bash -c "! echo bogus > $PARAM && grep -qx rfc $PARAM"
+step sh -c "echo off > $RPARAM"
+check "re-path off in the parameter leaves the ports that exist alone" \
+	eval "reads $REPATH_A on && reads $REPATH_B on"
+check "rxeb deleted and added again starts from it (off)" \
+	eval "vm_readd_rxe rxeb b0 && reads $REPATH_B off && reads $REPATH_A on"
+check "a bad re-path value written at run time is refused" \
+	bash -c "! echo bogus > $RPARAM && grep -qx off $RPARAM"
 
 check "back to the default" reload
 check "... linux everywhere" eval "reads $PARAM linux && reads $KNOB_A linux && reads $KNOB_B linux"
+check "... re-path off everywhere" eval "reads $RPARAM off && reads $REPATH_A off && reads $REPATH_B off"
 check "no kernel report" kernel_reports "$dmesg_at"
 done_testing

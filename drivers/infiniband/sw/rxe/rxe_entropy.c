@@ -6,6 +6,16 @@
  * its address or an AH is created; a UD send without a flow label costs a
  * multiply and a fold.
  *
+ * Re-path: with the port's roce_repath on, an RC QP whose requester's
+ * retransmission timer expires twice in a row without an acknowledgment,
+ * or whose responder sees the same request retransmitted twice in a row,
+ * moves to the next flow label of its
+ * sequence, rdma_repath_flow_label(): the UDP source port follows, the IPv6
+ * header carries it, and the route is looked up again with the new ports.
+ * A QP sends its requests and its responses on one path, so a move made by
+ * either side of it moves both.  The data path reads one word,
+ * qp->repath.fl, 0 until the first move.
+ *
  * Under "linux" rxe does what 6.12's rxe did: connected QPs use the port of
  * rdma_get_udp_sport(), UD QPs one port per QP for every destination (set
  * when the QP is created, 0xC000 + hash_32(qpn, 14)), the IPv6 header has
@@ -24,6 +34,29 @@
 #include "rxe.h"
 #include "rxe_loc.h"
 
+/*
+ * RC: where the QP's moves start.  The base is the label whose fold is the
+ * port the QP uses (the QPN hash's under "linux", whose IPv6 header has no
+ * label; 0 under "off", folding to 0xC000); a label the application set is
+ * pinned.  Moves made under an earlier address are forgotten.
+ */
+static void rxe_repath_init(struct rxe_qp *qp, enum rdma_entropy_policy policy,
+			    u32 app_fl)
+{
+	struct rxe_repath *rp = &qp->repath;
+
+	WRITE_ONCE(rp->base, rdma_entropy_flow_label(policy, app_fl, qp_num(qp),
+						     qp->attr.dest_qp_num));
+	WRITE_ONCE(rp->pinned, rdma_repath_pinned(qp->ibqp.device,
+						  qp->attr.port_num,
+						  qp->attr.dest_qp_num,
+						  app_fl));
+	atomic_set(&rp->moves, 0);
+	rp->rto_rounds = 0;
+	rp->dup_rounds = 0;
+	WRITE_ONCE(rp->fl, 0);
+}
+
 /* RC and UC: the address set by modify_qp fixes port and flow label. */
 void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
 {
@@ -40,6 +73,104 @@ void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
 	rdma_entropy_state_store(&qp->entropy, &st);
 	trace_roce_entropy_qp(qp->ibqp.device, qp->attr.port_num, qp_num(qp),
 			      qp->attr.dest_qp_num, &st);
+	if (qp_type(qp) == IB_QPT_RC)
+		rxe_repath_init(qp, st.policy, attr->grh.flow_label);
+}
+
+/**
+ * rxe_repath - move an RC QP to its next flow label if @event calls for it
+ * @qp: the QP
+ * @event: what it saw (rdma_repath_should_move())
+ * @rounds: the events of its kind in a row, this one included
+ *
+ * Called by the completer (requester) and the responder, each from its own
+ * task: the move number is taken atomically, the label written once.  The
+ * QP's cached route was looked up with the old ports: it is dropped, the
+ * next packet looks it up again.
+ */
+static void rxe_repath(struct rxe_qp *qp, enum rdma_repath_event event,
+		       unsigned int rounds)
+{
+	struct rxe_repath *rp = &qp->repath;
+	enum rdma_repath repath;
+	u32 move, base, old_fl, fl;
+
+	if (qp_type(qp) != IB_QPT_RC)
+		return;
+	repath = rdma_port_repath(qp->ibqp.device, qp->attr.port_num);
+	if (!rdma_repath_should_move(repath, READ_ONCE(rp->pinned), event,
+				     rounds))
+		return;
+
+	move = atomic_inc_return(&rp->moves);
+	base = READ_ONCE(rp->base);
+	old_fl = READ_ONCE(rp->fl);
+	fl = rdma_repath_flow_label(base, move);
+	WRITE_ONCE(rp->fl, fl);
+	trace_roce_entropy_repath(qp->ibqp.device, qp->attr.port_num,
+				  qp_num(qp), move, event, old_fl ? old_fl : base,
+				  fl);
+	sk_dst_reset(qp->sk->sk);
+	rxe_counter_inc(to_rdev(qp->ibqp.device),
+			event == RDMA_REPATH_DUPLICATE ? RXE_CNT_REPATH_RESP :
+			RXE_CNT_REPATH_REQ);
+}
+
+/**
+ * rxe_repath_timeout - the requester's retransmission timer expired
+ * @qp: the RC QP, with requests unacknowledged
+ *
+ * rxe arms the timer when it sends and does not stop it when everything is
+ * acknowledged, so a timer armed for an earlier request can expire while
+ * a later one is still on its way.  A timeout counts as a round more in a
+ * row when nothing was acknowledged since the previous one (the
+ * completer's PSN has not moved).  Only the completer touches the count.
+ */
+void rxe_repath_timeout(struct rxe_qp *qp)
+{
+	struct rxe_repath *rp = &qp->repath;
+	u32 psn = qp->comp.psn;
+
+	if (rp->rto_rounds && psn == rp->rto_psn) {
+		if (rp->rto_rounds < U8_MAX)
+			rp->rto_rounds++;
+	} else {
+		rp->rto_psn = psn;
+		rp->rto_rounds = 1;
+	}
+	rxe_repath(qp, RDMA_REPATH_TIMEOUT, rp->rto_rounds);
+}
+
+/**
+ * rxe_repath_duplicate - the responder got a duplicate request
+ * @qp: the RC QP
+ * @psn: the request's PSN
+ *
+ * A requester retransmits from its oldest unacknowledged PSN.  The same
+ * PSN arriving again as the first of a retransmission means no response
+ * since the previous one got through: a round more in a row.  A PSN that
+ * follows the previous duplicate is the rest of one retransmission; any
+ * other starts a count of its own.  New requests in between change
+ * nothing: a requester may keep sending while it waits.  Only the
+ * responder's task touches the count.
+ */
+void rxe_repath_duplicate(struct rxe_qp *qp, u32 psn)
+{
+	struct rxe_repath *rp = &qp->repath;
+	bool more = rp->dup_rounds &&
+		    psn == ((rp->dup_last + 1) & BTH_PSN_MASK);
+
+	rp->dup_last = psn;
+	if (rp->dup_rounds && psn == rp->dup_start) {
+		if (rp->dup_rounds < U8_MAX)
+			rp->dup_rounds++;
+	} else if (!more) {
+		rp->dup_start = psn;
+		rp->dup_rounds = 1;
+	} else {
+		return;
+	}
+	rxe_repath(qp, RDMA_REPATH_DUPLICATE, rp->dup_rounds);
 }
 
 /*
@@ -135,6 +266,13 @@ u32 rxe_pkt_entropy(struct rxe_pkt_info *pkt, struct rxe_av *av, u16 *sport,
 	u32 fl;
 
 	if (qp_type(qp) == IB_QPT_RC || qp_type(qp) == IB_QPT_UC) {
+		fl = READ_ONCE(qp->repath.fl);
+		if (unlikely(fl)) {
+			/* moved: the new label, whatever the policy */
+			*sport = rdma_flow_label_to_udp_sport(fl);
+			*route_sport = htons(*sport);
+			return fl;
+		}
 		policy = qp->entropy.policy;
 		*sport = qp->src_port;
 		fl = qp->entropy.flow_label;

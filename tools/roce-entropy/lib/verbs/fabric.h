@@ -8,6 +8,8 @@
 #include <map>
 #include <memory>
 #include <rdma/rdma_cma.h>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "verbs/device.h"
@@ -26,8 +28,17 @@ struct Conn {
 	unsigned done = 0;     // round trips (the server: messages received)
 	unsigned echoed = 0;   // the server: echoes sent and completed
 	int reject_status = 0; // --expect-reject: the REJ's reason
-	enum { connecting, busy, holding, finished } state = connecting;
+	// failed: an error completion (or the client's wait for an echo
+	// timed out) and --keep-going: its completions are ignored from then on
+	enum { connecting, busy, holding, finished, failed } state = connecting;
 	std::chrono::steady_clock::time_point next_send;
+	// the client: when the last round trip completed, the longest time
+	// between two, the gaps of at least --stall-min ([from, to] in ms since
+	// the pings began), what ended it (empty: nothing did)
+	std::chrono::steady_clock::time_point last_done;
+	double longest_stall_ms = 0;
+	std::vector<std::pair<double, double>> stalls;
+	std::string status;
 
 	char *send_buf()
 	{
@@ -163,10 +174,10 @@ public:
 	}
 
 	// Hand each completion to ON_RECV (a receive: its connection and
-	// length) or ON_SEND (a send: its connection).  Flushes and the
-	// completions of connections already gone are ignored; any other
-	// error throws.
-	template <typename R, typename S> void poll_cq(R on_recv, S on_send)
+	// length) or ON_SEND (a send: its connection), an error to ON_ERROR
+	// (its connection and status).  Flushes and the completions of
+	// connections already gone or failed are ignored.
+	template <typename R, typename S, typename E> void poll_cq(R on_recv, S on_send, E on_error)
 	{
 		ibv_wc wc[16];
 		int n;
@@ -177,17 +188,26 @@ public:
 				fail("ibv_poll_cq", -n);
 			for (int i = 0; i < n; i++) {
 				Conn *conn = find(wc[i].wr_id >> 1);
-				if (wc[i].status == IBV_WC_WR_FLUSH_ERR || !conn)
+				if (wc[i].status == IBV_WC_WR_FLUSH_ERR || !conn ||
+				    conn->state == Conn::failed)
 					continue;
 				if (wc[i].status != IBV_WC_SUCCESS)
-					throw VerbsError(std::string("completion error: ") +
-					                 ibv_wc_status_str(wc[i].status));
-				if (!(wc[i].wr_id & 1))
+					on_error(*conn, wc[i].status);
+				else if (!(wc[i].wr_id & 1))
 					on_recv(*conn, wc[i].byte_len);
 				else
 					on_send(*conn);
 			}
 		} while (n > 0);
+	}
+
+	// As above; an error completion throws.
+	template <typename R, typename S> void poll_cq(R on_recv, S on_send)
+	{
+		poll_cq(on_recv, on_send, [](Conn &, ibv_wc_status status) {
+			throw VerbsError(std::string("completion error: ") +
+			                 ibv_wc_status_str(status));
+		});
 	}
 
 	template <typename R> void poll_cq(R on_recv)
