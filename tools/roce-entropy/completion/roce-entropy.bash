@@ -17,10 +17,13 @@ _roce_entropy_tools_opts()
 	roce-entropy:pcap) echo "--policy --flow-label --port-flow-label --policy-for --json" ;;
 	roce-entropy:audit) echo "--qp --cm-id --rdma --port-flow-label --base-sport --json" ;;
 	roce-entropy:ecmp-report) echo "--svg --output --json" ;;
-	roce-ping:server) echo "--bind --port --connections --size --close-at-once --messages" ;;
+	roce-ping:server)
+		echo "--bind --port --connections --size --close-at-once --messages" \
+			"--qp-timeout --retry-count --keep-going --one-way" ;;
 	roce-ping:client)
 		echo "--bind --server --port --connections --messages --size --flow-label" \
 			"--until --sport-base --cycles --timeout --close-at-once --expect-reject" \
+			"--qp-timeout --retry-count --interval --keep-going --one-way --stall-min" \
 			"--json" ;;
 	roce-qps:)
 		echo "--dev-a --dev-b --gid-a --gid-b --port --pairs --batch --size --policy" \

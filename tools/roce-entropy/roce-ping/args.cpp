@@ -154,10 +154,12 @@ std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOption
 	number_option(srv_cmd->add_option("--messages", srv.messages,
 	                                  "with --close-at-once: round trips per connection"),
 	              "10");
-	srv_cmd->add_option("--qp-timeout", srv.qp_timeout,
-	                    "the QP's ACK timeout, 4.096 us * 2^N (0-31; default: rdma_cm's)");
-	srv_cmd->add_option("--retry-count", srv.retry_count,
-	                    "the QP's transport retry count (0-7, default 7)");
+	number_option(
+	    srv_cmd->add_option("--qp-timeout", srv.qp_timeout,
+	                        "the QP's ACK timeout, 4.096 us * 2^N (0-31; default: rdma_cm's)"));
+	number_option(srv_cmd->add_option("--retry-count", srv.retry_count,
+	                                  "the QP's transport retry count (0-7)"),
+	              "7");
 	srv_cmd->add_flag("--keep-going", srv.keep_going,
 	                  "a connection whose echo fails is reported, the others go on");
 	srv_cmd->add_flag("--one-way", srv.one_way,
@@ -189,21 +191,25 @@ std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOption
 	cli_cmd->add_flag("--expect-reject", cli.expect_reject,
 	                  "succeed only if every connection is rejected (a port nobody listens "
 	                  "on)");
-	cli_cmd->add_option("--qp-timeout", cli.qp_timeout,
-	                    "the QP's ACK timeout, 4.096 us * 2^N (0-31; default: rdma_cm's)");
-	cli_cmd->add_option("--retry-count", cli.retry_count,
-	                    "the QP's transport retry count (0-7, default 7)");
-	cli_cmd->add_option("--interval", cli.interval,
-	                    "with --until: milliseconds between round trips (default 100)");
+	number_option(
+	    cli_cmd->add_option("--qp-timeout", cli.qp_timeout,
+	                        "the QP's ACK timeout, 4.096 us * 2^N (0-31; default: rdma_cm's)"));
+	number_option(cli_cmd->add_option("--retry-count", cli.retry_count,
+	                                  "the QP's transport retry count (0-7)"),
+	              "7");
+	number_option(cli_cmd->add_option("--interval", cli.interval,
+	                                  "with --until: milliseconds between round trips"),
+	              "100");
 	cli_cmd->add_flag("--keep-going", cli.keep_going,
 	                  "a connection that fails (an error completion, or no echo for "
 	                  "--timeout s) is reported, the others go on");
 	cli_cmd->add_flag("--one-way", cli.one_way,
 	                  "the server echoes nothing (its --one-way): a round trip is a send "
 	                  "and its ACK");
-	cli_cmd->add_option("--stall-min", cli.stall_min,
-	                    "list each connection's gaps between round trips of at least MS "
-	                    "(default 250)");
+	number_option(
+	    cli_cmd->add_option("--stall-min", cli.stall_min,
+	                        "list each connection's gaps between round trips of at least MS"),
+	    "250");
 	cli_cmd->add_flag("--json", cli.json, "print JSON");
 
 	return parse_app(app, argc, argv, out, err, [&] {
