@@ -109,8 +109,10 @@ TRACE_DEFINE_ENUM(RDMA_REPATH_DUPLICATE);
  */
 TRACE_EVENT(roce_entropy_repath,
 	    TP_PROTO(struct ib_device *dev, u32 port, u32 qpn, u32 move,
-		     enum rdma_repath_event event, u32 old_fl, u32 new_fl),
-	    TP_ARGS(dev, port, qpn, move, event, old_fl, new_fl),
+		     enum rdma_repath_event event, u32 old_fl, u16 old_sport,
+		     u32 new_fl, u16 new_sport),
+	    TP_ARGS(dev, port, qpn, move, event, old_fl, old_sport, new_fl,
+		    new_sport),
 	    TP_STRUCT__entry(__string(device, dev_name(&dev->dev))
 			     __field(u32, port)
 			     __field(u32, qpn)
@@ -126,8 +128,8 @@ TRACE_EVENT(roce_entropy_repath,
 			   __entry->move = move;
 			   __entry->old_fl = old_fl;
 			   __entry->new_fl = new_fl;
-			   __entry->old_sport = rdma_flow_label_to_udp_sport(old_fl);
-			   __entry->new_sport = rdma_flow_label_to_udp_sport(new_fl);
+			   __entry->old_sport = old_sport;
+			   __entry->new_sport = new_sport;
 			   __entry->event = event;),
 	    TP_printk("device=%s port=%u qpn=%u move=%u by=%s flow_label=0x%05x->0x%05x udp_sport=%u->%u",
 		      __get_str(device), __entry->port, __entry->qpn,

@@ -13,8 +13,9 @@
  * sequence, rdma_repath_flow_label(): the UDP source port follows, the IPv6
  * header carries it, and the route is looked up again with the new ports.
  * A QP sends its requests and its responses on one path, so a move made by
- * either side of it moves both.  The data path reads one word,
- * qp->repath.fl, 0 until the first move.
+ * either side of it moves both.  A move rewrites the QP's port and flow
+ * label where modify_qp put them: the data path reads them as it always
+ * does, and the resource dump shows what the QP uses now.
  *
  * Under "linux" rxe does what 6.12's rxe did: connected QPs use the port of
  * rdma_get_udp_sport(), UD QPs one port per QP for every destination (set
@@ -54,7 +55,6 @@ static void rxe_repath_init(struct rxe_qp *qp, enum rdma_entropy_policy policy,
 	atomic_set(&rp->moves, 0);
 	rp->rto_rounds = 0;
 	rp->dup_rounds = 0;
-	WRITE_ONCE(rp->fl, 0);
 }
 
 /* RC and UC: the address set by modify_qp fixes port and flow label. */
@@ -84,16 +84,18 @@ void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
  * @rounds: the events of its kind in a row, this one included
  *
  * Called by the completer (requester) and the responder, each from its own
- * task: the move number is taken atomically, the label written once.  The
- * QP's cached route was looked up with the old ports: it is dropped, the
- * next packet looks it up again.
+ * task: the move number is taken atomically, port and label written once
+ * each (a packet built meanwhile may take one from each of two moves).
+ * The QP's cached route was looked up with the old ports: it is dropped,
+ * the next packet looks it up again.
  */
 static void rxe_repath(struct rxe_qp *qp, enum rdma_repath_event event,
 		       unsigned int rounds)
 {
 	struct rxe_repath *rp = &qp->repath;
 	enum rdma_repath repath;
-	u32 move, base, old_fl, fl;
+	u16 old_sport, sport;
+	u32 move, old_fl, fl;
 
 	if (qp_type(qp) != IB_QPT_RC)
 		return;
@@ -103,13 +105,16 @@ static void rxe_repath(struct rxe_qp *qp, enum rdma_repath_event event,
 		return;
 
 	move = atomic_inc_return(&rp->moves);
-	base = READ_ONCE(rp->base);
-	old_fl = READ_ONCE(rp->fl);
-	fl = rdma_repath_flow_label(base, move);
-	WRITE_ONCE(rp->fl, fl);
+	fl = rdma_repath_flow_label(READ_ONCE(rp->base), move);
+	sport = rdma_flow_label_to_udp_sport(fl);
+	old_fl = READ_ONCE(qp->entropy.flow_label);
+	old_sport = READ_ONCE(qp->src_port);
+	WRITE_ONCE(qp->src_port, sport);
+	WRITE_ONCE(qp->entropy.udp_sport, sport);
+	WRITE_ONCE(qp->entropy.flow_label, fl);
 	trace_roce_entropy_repath(qp->ibqp.device, qp->attr.port_num,
-				  qp_num(qp), move, event, old_fl ? old_fl : base,
-				  fl);
+				  qp_num(qp), move, event, old_fl, old_sport, fl,
+				  sport);
 	sk_dst_reset(qp->sk->sk);
 	rxe_counter_inc(to_rdev(qp->ibqp.device),
 			event == RDMA_REPATH_DUPLICATE ? RXE_CNT_REPATH_RESP :
@@ -266,16 +271,10 @@ u32 rxe_pkt_entropy(struct rxe_pkt_info *pkt, struct rxe_av *av, u16 *sport,
 	u32 fl;
 
 	if (qp_type(qp) == IB_QPT_RC || qp_type(qp) == IB_QPT_UC) {
-		fl = READ_ONCE(qp->repath.fl);
-		if (unlikely(fl)) {
-			/* moved: the new label, whatever the policy */
-			*sport = rdma_flow_label_to_udp_sport(fl);
-			*route_sport = htons(*sport);
-			return fl;
-		}
+		/* a re-path move may rewrite them (rxe_repath()) */
 		policy = qp->entropy.policy;
-		*sport = qp->src_port;
-		fl = qp->entropy.flow_label;
+		*sport = READ_ONCE(qp->src_port);
+		fl = READ_ONCE(qp->entropy.flow_label);
 	} else {
 		ah = rxe_pkt_ah(pkt, av);
 		policy = ah ? ah->entropy :
