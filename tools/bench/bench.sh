@@ -24,7 +24,7 @@ ping=${RTE_BENCH_PING:-$BUILD/bin/roce-ping}
 
 mkdir -p "$bench"
 rm -rf "$bench/vm"
-rm -f "$bench"/{raw.jsonl,plan.json,clock.json,grid.json,meta.json,report.json}
+rm -f "$bench"/{raw.jsonl,plan.json,clock.json,repath.json,grid.json,meta.json,report.json}
 
 # The guest's clock counts its instructions (QEMU -icount, 1 ns each), so
 # that what else the host runs barely moves the figures; perftest times
@@ -35,9 +35,9 @@ say "bench: roce-entropy simulate --grid on the host"
 "$BUILD/bin/roce-entropy" simulate --grid --json > "$bench/grid.json"
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-say "bench: booting the test VM (TCG with icount: about 20 minutes; host load average $load_before)"
+say "bench: booting the test VM (TCG with icount: about 30 minutes; host load average $load_before)"
 rc=0
-VM_OUT=$bench/vm VM_TIMEOUT=${VM_TIMEOUT:-1800} VM_ICOUNT=0 VM_APPEND=$tsc \
+VM_OUT=$bench/vm VM_TIMEOUT=${VM_TIMEOUT:-2700} VM_ICOUNT=0 VM_APPEND=$tsc \
 	"$REPO/tools/testing/vm/run.sh" "$REPO/tools/bench/guest.sh" > "$bench/vm.log" 2>&1 &
 vm=$!
 # One progress line per step and run.
@@ -46,7 +46,7 @@ tail -n +1 -f "$bench/vm.log" --pid=$vm |
 wait $vm || rc=$?
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
-for f in raw.jsonl plan.json clock.json; do
+for f in raw.jsonl plan.json clock.json repath.json; do
 	[ ! -s "$bench/vm/bench-$f" ] || cp "$bench/vm/bench-$f" "$bench/$f"
 done
 [ -s "$bench/plan.json" ] || die "the VM ran no measurement (exit $rc): see $bench/vm.log"

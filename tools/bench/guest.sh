@@ -12,9 +12,10 @@
 #                disconnect, one after the other; cycles/s
 #
 # Rounds interleave the policies: each measurement runs under linux (stock
-# 6.12, the baseline), off, rfc and mix back to back, the order rotating by
-# one each round, so that every policy takes every position once in four
-# rounds.  The four servers of a measurement start together before it (a perftest server takes seconds to
+# 6.12, the baseline), off, rfc, mix and rfc+repath (rfc with roce_repath
+# on, whose cost without loss is measured against rfc) back to back, the
+# order rotating by one each round, so that every policy takes every
+# position once in five rounds.  The four servers of a measurement start together before it (a perftest server takes seconds to
 # start under TCG), idle in their accept until their client comes.
 #
 # The guest's clock: tools/bench.sh runs QEMU with -icount (the clock counts
@@ -30,23 +31,26 @@
 # line per run to $rte_out/bench-raw.jsonl (ok false, with the error, when a
 # run failed: the host then reports no figure for it and fails); the guest's
 # clock against the host's (the mtime of a file written over 9p) to
-# $rte_out/bench-clock.json.  The status is non-zero if any run failed.
+# $rte_out/bench-clock.json; the re-path moves rxea and rxeb made over all
+# runs (none expected: nothing is lost) to $rte_out/bench-repath.json.  The
+# status is non-zero if any run failed.
 #
-# RTE_BENCH_ROUNDS (4), RTE_BENCH_CYCLES (600 cycles per cm run),
+# RTE_BENCH_ROUNDS (5), RTE_BENCH_CYCLES (600 cycles per cm run),
 # RTE_BENCH_SETTLE (0.5 s of quiet before each run) and RTE_BENCH_PING
 # (roce-ping to use, default build/bin/roce-ping) change it.
 . "$rte_repo/tools/testing/lib.sh"
 
-ROUNDS=${RTE_BENCH_ROUNDS:-4}
+POLICIES=(linux off rfc mix rfc+repath)
+NPOL=${#POLICIES[@]}
+ROUNDS=${RTE_BENCH_ROUNDS:-$NPOL}
 CYCLES=${RTE_BENCH_CYCLES:-600}
 # Seconds of quiet before each run, for the last run's teardown to finish.
 SETTLE=${RTE_BENCH_SETTLE:-0.5}
 PING=${RTE_BENCH_PING:-$rte_repo/build/bin/roce-ping}
-POLICIES=(linux off rfc mix)
-NPOL=${#POLICIES[@]}
 RAW=$rte_out/bench-raw.jsonl
 PLAN=$rte_out/bench-plan.json
 CLOCK=$rte_out/bench-clock.json
+REPATH=$rte_out/bench-repath.json
 LOGS=$rte_out/bench-logs
 # test:size:iterations: one packet a message (64), 4 and 64 packets a
 # message (4096, 65536); two to three seconds of the guest's time each.  A run
@@ -57,6 +61,22 @@ MEASUREMENTS=(write:64:40000 write:4096:6000 write:65536:600
 PORT=18600
 
 progress() { echo "==> bench: $*"; }
+
+# bench_policy POLICY: both ports' knobs: POLICY's roce_entropy, and
+# roce_repath on for POLICY+repath, off otherwise.
+bench_policy() {
+	case $1 in
+	*+repath) set_policy "${1%+repath}" && set_repath on ;;
+	*) set_policy "$1" && set_repath off ;;
+	esac
+}
+
+# moves_json: the re-path moves of both devices so far, as JSON.
+moves_json() {
+	local a=($(repath_moves rxea)) b=($(repath_moves rxeb))
+
+	echo "{\"requester\": $((a[0] + b[0])), \"responder\": $((a[1] + b[1]))}"
+}
 
 # Packets r received from A: the runs must cross the router.
 router_rx() {
@@ -174,7 +194,7 @@ measure() {
 	for i in $(seq 0 $((NPOL - 1))); do
 		policy=${order[$i]} port=${ports[$i]} pid=${pids[$i]}
 		log=$LOGS/r$round-$test-$size-$policy
-		set_policy "$policy" || { echo "bench: FAIL: cannot set policy $policy"; exit 1; }
+		bench_policy "$policy" || { echo "bench: FAIL: cannot set policy $policy"; exit 1; }
 		attempt=1
 		# perftest's client connects its test QP as soon as its control
 		# connection is up; a server slower to listen for it (TCG) rejects
@@ -237,7 +257,7 @@ printf '%s\n' "${MEASUREMENTS[@]}" |
 		> "$PLAN" || { echo "bench: FAIL: cannot write $PLAN"; exit 1; }
 progress "$ROUNDS rounds of: ${MEASUREMENTS[*]} (test:size:count), under ${POLICIES[*]}"
 progress "clocksource $clocksource, $vcpus vCPU(s), roce-ping $PING"
-g0=$(date +%s.%N) h0=$(host_clock)
+g0=$(date +%s.%N) h0=$(host_clock) m0=$(moves_json)
 for round in $(seq 1 "$ROUNDS"); do
 	progress "round $round of $ROUNDS"
 	for m in "${MEASUREMENTS[@]}"; do
@@ -250,6 +270,9 @@ jq -n --argjson g0 "$g0" --argjson g1 "$g1" --argjson h0 "$h0" --argjson h1 "$h1
 	'{guest_seconds: ($g1 - $g0), host_seconds: ($h1 - $h0)}' > "$CLOCK"
 progress "guest clock over the runs:" \
 	"$(jq -r '"\(.guest_seconds) s, host \(.host_seconds) s"' "$CLOCK")"
-set_policy rfc
+jq -n --argjson a "$m0" --argjson b "$(moves_json)" \
+	'{requester: ($b.requester - $a.requester), responder: ($b.responder - $a.responder)}' > "$REPATH"
+progress "re-path moves over the runs: $(jq -c . "$REPATH")"
+bench_policy rfc
 progress "$(wc -l < "$RAW") runs, $FAILED failed; raw figures in $RAW"
 [ "$FAILED" = 0 ]

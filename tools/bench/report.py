@@ -7,12 +7,14 @@ usage: bench-report.py DIR
 DIR (build/bench) holds what tools/bench.sh gathered: raw.jsonl, one line
 per run of the guest (tools/bench/guest.sh: round, test, size, policy,
 ok, value or error); plan.json, the guest's rounds and measurements;
-clock.json, the guest's clock against the host's; grid.json, "roce-entropy
-simulate --grid --json"; meta.json, the machine and its load.  For each
-measurement it prints the median per policy over the rounds, the spread
-(min-max), the ratio of each policy's median to the baseline's, stock 6.12
-(linux), and the goal; the farthest any policy's rounds stray from its own
-median is the noise floor a ratio is read against.
+clock.json, the guest's clock against the host's; repath.json, the
+re-path moves over the runs; grid.json, "roce-entropy simulate --grid
+--json"; meta.json, the machine and its load.  For each measurement it
+prints the median per policy over the rounds, the spread (min-max), the
+ratio of each policy's median to the baseline's, stock 6.12 (linux), and
+the goal; the farthest any policy's rounds stray from its own median is
+the noise floor a ratio is read against.  rfc+repath (rfc with roce_repath
+on) is also set against rfc: what re-path costs without loss.
 A run that failed, or a measurement short of a round, gets no figure: it is
 printed as missing and the exit status is 1.  Writes DIR/report.json.
 """
@@ -22,8 +24,10 @@ import statistics
 import sys
 
 # The first is the baseline of the ratios: stock 6.12, what users run.
-POLICIES = ['linux', 'off', 'rfc', 'mix']
+POLICIES = ['linux', 'off', 'rfc', 'mix', 'rfc+repath']
 BASE = POLICIES[0]
+# Re-path's cost: rfc+repath against rfc, the same run.
+REPATH, REPATH_BASE, REPATH_GOAL = 'rfc+repath', 'rfc', 0.98
 GRID_POLICIES = ['linux', 'rfc', 'mix', 'rxe-legacy', 'ideal']
 # test: (label, unit, goal).  The guest records messages/s (perftest) and
 # cycles/s (roce-ping); RC rates are shown in perftest's MB/s (2^20 bytes).
@@ -113,6 +117,9 @@ def summarize(runs, rounds):
                     f"below goal (noise ±{100 * entry['noise']:.0f}%)")
             else:
                 entry['verdicts'][policy] = 'below goal (noise unknown)'
+        on, off = entry['policies'][REPATH], entry['policies'][REPATH_BASE]
+        if 'median' in on and 'median' in off:
+            entry['repath_ratio'] = on['median'] / off['median']
         result.append(entry)
     return result
 
@@ -171,6 +178,24 @@ def print_table(entries, rounds):
                 print(f'    {p}: {err}')
 
 
+def print_repath(entries, moves):
+    print()
+    print(f're-path without loss: {REPATH} against {REPATH_BASE}, goal >={REPATH_GOAL}')
+    for e in entries:
+        r = e.get('repath_ratio')
+        if r is None:
+            print(f"  {name(e['test'], e['size']):<26} missing")
+            continue
+        noise = f" (noise ±{100 * e['noise']:.0f}%)" if 'noise' in e else ''
+        verdict = 'goal met' if r >= REPATH_GOAL else f'below goal{noise}'
+        print(f"  {name(e['test'], e['size']):<26} {r:.3f}  {verdict}")
+    if moves is None:
+        print('  moves over the runs: not counted (the runs did not finish)')
+    else:
+        print(f"  moves over the runs: {moves['requester']} as requester, "
+              f"{moves['responder']} as responder (nothing was lost: 0 expected)")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__.split('\n\n')[1])
@@ -184,6 +209,7 @@ def main():
         runs = load_runs(f'{d}/raw.jsonl') if os.path.exists(f'{d}/raw.jsonl') else []
         plan, meta = load('plan.json'), load('meta.json')
         clock = load('clock.json') if os.path.exists(f'{d}/clock.json') else None
+        moves = load('repath.json') if os.path.exists(f'{d}/repath.json') else None
         grid = load('grid.json')['summary']
     except (OSError, ValueError, KeyError) as e:
         print(f'bench-report: error: {e}', file=sys.stderr)
@@ -196,6 +222,7 @@ def main():
     print_table(entries, rounds)
     for test, size in missing:
         print(f'{name(test, size)}: missing (no run at all)')
+    print_repath(entries, moves)
     if clock:
         clock = dict(clock, ratio=clock['guest_seconds'] / clock['host_seconds'])
         print(f"over the runs the guest's clock counted {clock['guest_seconds']:.1f} s, the "
@@ -216,7 +243,7 @@ def main():
     print(f"  mix's worst cell / ideal {grid['mix_worst_relative_to_ideal']:.3f}")
 
     ok = bool(clock) and not missing and all(e['complete'] for e in entries)
-    report = dict(meta, plan=plan, clock=clock, measurements=entries,
+    report = dict(meta, plan=plan, clock=clock, repath_moves=moves, measurements=entries,
                   simulate_grid=grid, ok=ok, missing=[list(m) for m in missing])
     with open(f'{d}/report.json', 'w') as f:
         json.dump(report, f, indent=1)

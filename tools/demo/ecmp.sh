@@ -32,18 +32,24 @@
 # (fib_select_path(); have_oif_match in ip6_pol_route()), and rxe always
 # names its netdev.
 #
-# The raw result goes to $rte_out/demo-raw.json, the captures to
+# Then the failover act (failover.sh): steady connections through a link
+# that black-holes, with re-path off and on.
+#
+# The raw result goes to $rte_out/demo-raw.json and
+# $rte_out/demo-failover.json, the captures to
 # $rte_out/captures/demo-POLICY-PHASE.pcapng.
 #
 # RTE_DEMO_CONNECTIONS (64, a multiple of 4), RTE_DEMO_LINKS (8),
 # RTE_DEMO_MESSAGES (20) and RTE_DEMO_SEED (the routers'
 # fib_multipath_hash_seed, fixed so that a run is reproducible) change it.
-. "$rte_repo/tools/testing/lib.sh"
-
 N=${RTE_DEMO_CONNECTIONS:-64}
 LINKS=${RTE_DEMO_LINKS:-8}
 MESSAGES=${RTE_DEMO_MESSAGES:-20}
 SEED=${RTE_DEMO_SEED:-1234}
+ECMP_LINKS=$LINKS ECMP_SEED=$SEED
+. "$rte_repo/tools/testing/lib.sh"
+. "$rte_repo/tools/testing/ecmp-core.sh"
+. "$rte_repo/tools/demo/failover.sh"
 POLICIES=(linux off rfc mix)
 HOPS=4
 CM_SPORTS=50000 USERS_SPORTS=51000
@@ -54,64 +60,22 @@ mkdir -p "$WORK"
 
 progress() { echo "==> demo: $*"; }
 
-# mac_of NS DEV: DEV's MAC address, in netns NS ("": the initial one).
-mac_of() {
-	ip ${1:+-n "$1"} -j link show "$2" | jq -r '.[0].address'
-}
-
 # neigh NS DEV ADDR MAC: a permanent neighbour: no ARP or neighbour
 # discovery on the counted links and next hops.
 neigh() {
 	ip ${1:+-n "$1"} neigh replace "$3" lladdr "$4" dev "$2" nud permanent
 }
 
-# Split r: b1 moves to the new router s, and LINKS links join r and s.
-ecmp_core() {
-	local i hops4_r= hops6_r= hops4_s= hops6_s= me mf ns
-
-	step ip netns add s || return 1
-	step ip -n r link set b1 netns s || return 1
-	step ip -n s addr add $RB4/24 dev b1
-	step ip -n s -6 addr add $RB6/64 dev b1 nodad
-	step ip -n s link set lo up
-	step ip -n s link set b1 up
-	for ns in r s; do
-		step ip netns exec $ns sysctl -qw net.ipv4.ip_forward=1 \
-			net.ipv6.conf.all.forwarding=1 \
-			net.ipv4.fib_multipath_hash_policy=1 \
-			net.ipv6.fib_multipath_hash_policy=1 \
-			net.ipv4.fib_multipath_hash_seed=$SEED || return 1
-	done
-	for i in $(seq 0 $((LINKS - 1))); do
-		ip -n r link add e$i type veth peer name f$i netns s || return 1
-		ip -n r addr add 10.9.$i.1/24 dev e$i
-		ip -n s addr add 10.9.$i.2/24 dev f$i
-		ip -n r -6 addr add fd09:$i::1/64 dev e$i nodad
-		ip -n s -6 addr add fd09:$i::2/64 dev f$i nodad
-		ip -n r link set e$i up
-		ip -n s link set f$i up
-		me=$(mac_of r e$i) mf=$(mac_of s f$i)
-		neigh r e$i 10.9.$i.2 "$mf"
-		neigh r e$i fd09:$i::2 "$mf"
-		neigh s f$i 10.9.$i.1 "$me"
-		neigh s f$i fd09:$i::1 "$me"
-		hops4_r="$hops4_r nexthop via 10.9.$i.2 dev e$i"
-		hops6_r="$hops6_r nexthop via fd09:$i::2 dev e$i"
-		hops4_s="$hops4_s nexthop via 10.9.$i.1 dev f$i"
-		hops6_s="$hops6_s nexthop via fd09:$i::1 dev f$i"
-	done
-	echo "+ $LINKS links e0..e$((LINKS - 1)) (r) to f0..f$((LINKS - 1)) (s), static neighbours"
-	step ip -n r route replace 10.2.0.0/24 $hops4_r || return 1
-	step ip -n r -6 route replace fd02::/64 $hops6_r || return 1
-	step ip -n s route replace 10.1.0.0/24 $hops4_s || return 1
-	step ip -n s -6 route replace fd01::/64 $hops6_s || return 1
-	# The hosts and the routers know each other's MACs too.
-	neigh r a1 $A4 "$(mac_of "" a0)"
-	neigh r a1 $A6 "$(mac_of "" a0)"
-	neigh s b1 $B4 "$(mac_of "" b0)"
-	neigh s b1 $B6 "$(mac_of "" b0)"
-	neigh "" b0 $RB4 "$(mac_of s b1)"
-	neigh "" b0 $RB6 "$(mac_of s b1)"
+# The ECMP core (ecmp-core.sh), and the hosts and routers knowing each
+# other's MACs too: no neighbour discovery during a phase.
+core() {
+	ecmp_core || return 1
+	neigh r a1 $A4 "$(ecmp_mac "" a0)"
+	neigh r a1 $A6 "$(ecmp_mac "" a0)"
+	neigh s b1 $B4 "$(ecmp_mac "" b0)"
+	neigh s b1 $B6 "$(ecmp_mac "" b0)"
+	neigh "" b0 $RB4 "$(ecmp_mac s b1)"
+	neigh "" b0 $RB6 "$(ecmp_mac s b1)"
 	ip -n r route show 10.2.0.0/24
 }
 
@@ -121,15 +85,15 @@ ecmp_core() {
 host_routes() {
 	local j m gw gw6 lo range width=$((0x4000 / HOPS))
 
-	neigh "" a0 $RA4 "$(mac_of r a1)"
-	neigh "" a0 $RA6 "$(mac_of r a1)"
+	neigh "" a0 $RA4 "$(ecmp_mac r a1)"
+	neigh "" a0 $RA6 "$(ecmp_mac r a1)"
 	for m in $(seq 1 $((2 * HOPS - 1))); do
 		step ip -n r link add link a1 name a1m$m type macvlan mode private || return 1
 		step ip -n r addr add 10.1.0.1$m/24 dev a1m$m
 		step ip -n r -6 addr add fd01::1$m/64 dev a1m$m nodad
 		step ip -n r link set a1m$m up
-		neigh "" a0 10.1.0.1$m "$(mac_of r a1m$m)"
-		neigh "" a0 fd01::1$m "$(mac_of r a1m$m)"
+		neigh "" a0 10.1.0.1$m "$(ecmp_mac r a1m$m)"
+		neigh "" a0 fd01::1$m "$(ecmp_mac r a1m$m)"
 	done
 	for j in $(seq 0 $((HOPS - 1))); do
 		gw=10.1.0.1$j gw6=fd01::1$((HOPS + j))
@@ -293,7 +257,7 @@ phase() {
 
 t0=$SECONDS
 progress "ECMP core: $LINKS links between routers r and s, L4 hash, seed $SEED; host routes by port"
-if ! ecmp_core || ! host_routes; then
+if ! core || ! host_routes; then
 	echo "demo: FAIL: could not build the topology"
 	exit 1
 fi
@@ -317,6 +281,7 @@ for policy in "${POLICIES[@]}"; do
 		phase $mix "$policy" || rc=1
 	done
 done
+failover_act || rc=1
 set_policy rfc
-progress "raw counts in $RAW; the phases took $((SECONDS - t0)) s"
+progress "raw counts in $RAW and $FAILOVER_OUT; the phases took $((SECONDS - t0)) s"
 exit $rc

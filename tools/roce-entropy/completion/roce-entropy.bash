@@ -16,7 +16,7 @@ _roce_entropy_tools_opts()
 			"--offset --grid --svg --json" ;;
 	roce-entropy:pcap) echo "--policy --flow-label --port-flow-label --policy-for --json" ;;
 	roce-entropy:audit) echo "--qp --cm-id --rdma --port-flow-label --base-sport --json" ;;
-	roce-entropy:ecmp-report) echo "--svg --output --json" ;;
+	roce-entropy:ecmp-report) echo "--svg --failover-svg --stalls --output --json" ;;
 	roce-ping:server)
 		echo "--bind --port --connections --size --close-at-once --messages" \
 			"--qp-timeout --retry-count --keep-going --one-way" ;;

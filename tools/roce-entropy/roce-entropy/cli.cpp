@@ -112,6 +112,13 @@ CLI::App *add_ecmp_report(CLI::App &app, EcmpReportArgs &a)
 	    "ecmp-report", "judge the ECMP demo's packets per link (exit 1 when a policy fails)");
 	cmd->add_option("input", a.input, "the demo's raw result (JSON)")->required();
 	cmd->add_option("--svg", a.svg, "write a chart of the load per link");
+	cmd->add_option("--failover-svg", a.failover_svg,
+	                "write the failover act's timeline (when the input has the act)");
+	cmd->add_option("--stalls", a.stalls,
+	                "the failover act's longest gap: judged against its goal, or a figure "
+	                "only (a guest sharing the host's cores)")
+	    ->check(CLI::IsMember({"judged", "figure"}))
+	    ->default_str("judged");
 	cmd->add_option("--output", a.output, "write the report as JSON");
 	cmd->add_flag("--json", a.json, "print JSON");
 	return cmd;

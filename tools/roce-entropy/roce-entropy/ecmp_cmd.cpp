@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-// ecmp-report: the ECMP demo's counts and captures judged; a table (or
-// JSON), the report as a file and a chart.  Exit status 1 when a run fails.
+// ecmp-report: the ECMP demo's counts and captures judged, and its failover
+// act; a table (or JSON), the report as a file and charts.  Exit status 1
+// when a run fails.
 #include <fstream>
 #include <map>
 
 #include "args/args.h"
 #include "commands.h"
 #include "sim/ecmp_report.h"
+#include "sim/failover.h"
 #include "sim/simulate.h"
 
 namespace roce
@@ -14,7 +16,7 @@ namespace roce
 namespace
 {
 
-std::vector<EcmpRun> read_runs(const std::string &file)
+nlohmann::json read_raw(const std::string &file)
 {
 	std::ifstream in(file);
 	if (!in)
@@ -25,7 +27,15 @@ std::vector<EcmpRun> read_runs(const std::string &file)
 	} catch (const nlohmann::json::exception &e) {
 		throw UsageError(file + ": not JSON: " + e.what());
 	}
-	return parse_ecmp_runs(raw);
+	return raw;
+}
+
+template <typename Write> void write_file(const std::string &file, Write write)
+{
+	std::ofstream f(file);
+	write(f);
+	if (!f)
+		throw UsageError("cannot write " + file);
 }
 
 // Each run against random ports over as many links.
@@ -53,24 +63,37 @@ void add_ideals(std::vector<EcmpRun> &runs)
 
 int ecmp_report_cmd(const EcmpReportArgs &args, std::ostream &out)
 {
-	std::vector<EcmpRun> runs = read_runs(args.input);
+	const nlohmann::json raw = read_raw(args.input);
+	std::vector<EcmpRun> runs = parse_ecmp_runs(raw);
+	const bool judge_stalls = args.stalls != "figure";
 
 	add_ideals(runs);
 	const Record report = ecmp_report(runs);
-	const nlohmann::json j = report.json();
-	if (!args.output.empty()) {
-		std::ofstream f(args.output);
-		f << j.dump(2) << '\n';
-		if (!f)
-			throw UsageError("cannot write " + args.output);
+	nlohmann::json j = report.json();
+	std::string text = report.text();
+	if (raw.contains("failover")) {
+		const FailoverAct act = parse_failover(raw["failover"]);
+		const Record failover = failover_report(act, judge_stalls);
+		const nlohmann::json fj = failover.json();
+		j["failover"] = fj;
+		j["ok"] = j["ok"].get<bool>() && fj["ok"].get<bool>();
+		text += failover.text();
+		if (!fj["ok"].get<bool>())
+			text += "\nthe failover act's self-check FAILED (above)\n";
+		if (!args.failover_svg.empty())
+			write_file(args.failover_svg,
+			           [&](std::ostream &f) { write_failover_svg(act, f); });
+	} else if (!args.failover_svg.empty()) {
+		throw UsageError(args.input + " has no failover act for --failover-svg");
 	}
-	if (!args.svg.empty()) {
-		std::ofstream f(args.svg);
-		write_ecmp_svg(runs, f);
-		if (!f)
-			throw UsageError("cannot write " + args.svg);
-	}
-	print(report, args.json, out);
+	if (!args.output.empty())
+		write_file(args.output, [&](std::ostream &f) { f << j.dump(2) << '\n'; });
+	if (!args.svg.empty())
+		write_file(args.svg, [&](std::ostream &f) { write_ecmp_svg(runs, f); });
+	if (args.json)
+		out << j.dump() << '\n';
+	else
+		out << text;
 	return j["ok"].get<bool>() ? 0 : 1;
 }
 

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+# The demo's failover act, sourced by ecmp.sh once its balance phases are
+# done, on the same ECMP core (tools/testing/ecmp-core.sh): 64 rdma_cm RC
+# connections from A to B send steadily (a message every 50 ms each, every
+# one acknowledged), QP timeout 14 (67.1 ms) and retry count 6; after 2 s
+# without loss the link that carries the most is black-holed for 2 s A to
+# B, then B to A, then both ways (the routes stay).  Runs: stock 6.12
+# (linux) and rfc with re-path off, the baselines; rfc and mix with it on.
+# IPv4: the failover VM test of make check runs IPv6 too.
+#
+# Writes $rte_out/demo-failover.json: the settings and per run the client's
+# report (each connection's status, longest gap and gaps of 150 ms or
+# more), the phases with their times and moves, and the trace events
+# counted.  roce-entropy ecmp-report judges it on the host.
+
+FAILOVER_RUNS=("linux off" "rfc off" "rfc on" "mix on")
+FAILOVER_DIRS=(ab ba both)
+FAILOVER_OUT=$rte_out/demo-failover.json
+
+# failover_trace OUT: the run's roce_entropy_repath events as JSON: how
+# many moved a requester and a responder, and how many kept their label.
+failover_trace() {
+	awk '{
+			if ($0 ~ / by=requester /) q++; else if ($0 ~ / by=responder /) r++
+			split($0, f, "flow_label="); split(f[2], l, "->"); sub(/ .*/, "", l[2])
+			if (l[1] == l[2]) same++ }
+		END { printf "{\"requester\": %d, \"responder\": %d, \"same_label\": %d}\n", q, r, same }' \
+		"$1.trace"
+}
+
+# failover_phases OUT: OUT.phases as a JSON array.
+failover_phases() {
+	awk 'BEGIN { printf "[" }
+		{ printf "%s{\"name\": \"%s\", \"start_unix_ms\": %s, \"end_unix_ms\": %s, " \
+			"\"moves\": {\"a_requester\": %d, \"a_responder\": %d, " \
+			"\"b_requester\": %d, \"b_responder\": %d}}", NR > 1 ? ", " : "", \
+			$1, $2, $3, $4, $5, $6, $7 }
+		END { print "]" }' "$1.phases"
+}
+
+# failover_run POLICY REPATH: one run, appended to $FAILOVER_OUT.runs.
+failover_run() {
+	local policy=$1 repath=$2 out=$WORK/failover-$1-$2 ok=true client t=$SECONDS
+
+	progress "failover, $policy, re-path $repath: $N connections, link black-holed ${FAILOVER_DIRS[*]}"
+	set_policy "$policy" && set_repath "$repath" || return 1
+	ecmp_failover "$out" 4 "$N" "${FAILOVER_DIRS[@]}" || ok=false
+	client=$(jq -c . "$out.json" 2>/dev/null) || client=null
+	[ -n "$client" ] || client=null
+	jq --arg policy "$policy" --arg repath "$repath" --argjson ok "$ok" \
+		--argjson link "$(cat "$out.link" 2>/dev/null || echo null)" \
+		--argjson phases "$(failover_phases "$out" 2>/dev/null || echo '[]')" \
+		--argjson trace "$(failover_trace "$out" 2>/dev/null || echo null)" \
+		--argjson client "$client" \
+		'.runs += [{policy: $policy, repath: ($repath == "on"), family: "ipv4",
+			ok: $ok, link: $link, phases: $phases, trace: $trace, client: $client}]' \
+		"$FAILOVER_OUT" > "$FAILOVER_OUT.new" && mv "$FAILOVER_OUT.new" "$FAILOVER_OUT"
+	jq -r '"  \(.connections | length) connections, \(.failed) failed; longest gap \([.connections[].longest_stall_ms] | max | round) ms"' \
+		"$out.json" 2>/dev/null
+	awk '{ printf "  %s: rxea moved %s as requester, %s as responder; rxeb %s and %s\n", $1, $4, $5, $6, $7 }' \
+		"$out.phases" 2>/dev/null
+	echo "  $((SECONDS - t)) s"
+	$ok
+}
+
+# failover_act: every run of FAILOVER_RUNS; re-path off again after.
+failover_act() {
+	local run rc=0
+
+	jq -n --argjson n "$N" --argjson t "$FAILOVER_QP_TIMEOUT" --argjson r "$FAILOVER_RETRY" \
+		--argjson i "$FAILOVER_INTERVAL" --argjson h "$FAILOVER_HOLE" \
+		--argjson s "$FAILOVER_STALL_MIN" \
+		'{connections: $n, qp_timeout: $t, retry_count: $r, interval_ms: $i, hole_s: $h,
+		  stall_min_ms: $s, runs: []}' > "$FAILOVER_OUT"
+	for run in "${FAILOVER_RUNS[@]}"; do
+		failover_run $run || rc=1
+	done
+	set_repath off
+	return $rc
+}
