@@ -291,9 +291,7 @@ vm_lane() {
 		until [ -f "$LOGS/vm-$name.log" ]; do sleep 0.2; done
 	done < <(runs_of ours stock)
 	if [ "$demo" = 1 ]; then
-		# Beside another guest the failover act's longest gap is a
-		# figure: a time in a guest follows the host's load.
-		vm_task demo env DEMO_STALLS=figure "$REPO/tools/demo/demo.sh" &
+		vm_task demo "$REPO/tools/demo/demo.sh" &
 	fi
 	wait
 }

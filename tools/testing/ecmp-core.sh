@@ -34,7 +34,9 @@ ecmp_neigh() {
 		ip -n "$1" -6 neigh replace "$4" lladdr "$5" dev "$2" nud permanent
 }
 
-# ecmp_core: split r into r and s, ECMP_LINKS links between them.
+# ecmp_core: split r into r and s, ECMP_LINKS links between them; their
+# MACs in ECMP_MAC_R (r's e*) and ECMP_MAC_S (s's f*).
+ECMP_MAC_R=() ECMP_MAC_S=()
 ecmp_core() {
 	local i hops4_r= hops6_r= hops4_s= hops6_s= ns
 
@@ -59,6 +61,7 @@ ecmp_core() {
 		ip -n s -6 addr add fd09:$i::2/64 dev f$i nodad
 		ip -n r link set e$i up
 		ip -n s link set f$i up
+		ECMP_MAC_R[$i]=$(ecmp_mac r e$i) ECMP_MAC_S[$i]=$(ecmp_mac s f$i)
 		ecmp_link_restore "$i" || return 1
 		hops4_r="$hops4_r nexthop via 10.9.$i.2 dev e$i"
 		hops6_r="$hops6_r nexthop via fd09:$i::2 dev e$i"
@@ -82,10 +85,11 @@ ecmp_core_undo() {
 	wait_for 10 ip -n r route get $B4
 }
 
-# ecmp_link_restore LINK: both ways of LINK deliver again.
+# ecmp_link_restore LINK: both ways of LINK deliver again (no lookup: the
+# black hole ends at once).
 ecmp_link_restore() {
-	ecmp_neigh r "e$1" "10.9.$1.2" "fd09:$1::2" "$(ecmp_mac s "f$1")" &&
-		ecmp_neigh s "f$1" "10.9.$1.1" "fd09:$1::1" "$(ecmp_mac r "e$1")"
+	ecmp_neigh r "e$1" "10.9.$1.2" "fd09:$1::2" "${ECMP_MAC_S[$1]}" &&
+		ecmp_neigh s "f$1" "10.9.$1.1" "fd09:$1::1" "${ECMP_MAC_R[$1]}"
 }
 
 # ecmp_blackhole LINK ab|ba|both: LINK drops A to B, B to A, or both.
@@ -167,7 +171,7 @@ ecmp_flowing() {
 # B_REQ B_RESP).  Fails when the connections do not come up or the
 # client does not report; a failed connection is the report's to judge.
 ecmp_failover() {
-	local out=$1 fam=$2 n=$3 sa ca spid cpid link dir t rc=0 m0 m1
+	local out=$1 fam=$2 n=$3 sa ca spid cpid link dir t t1 rc=0 m0 m1
 	local qp="--qp-timeout $FAILOVER_QP_TIMEOUT --retry-count $FAILOVER_RETRY"
 
 	shift 3
@@ -197,12 +201,14 @@ ecmp_failover() {
 	echo "$link" > "$out.link"
 	echo "  $n connections sending after $((SECONDS - t)) s; link $link carries the most"
 	for dir in quiet "$@"; do
-		m0=($(ecmp_moves)) t=$(ecmp_now_ms)
+		m0=($(ecmp_moves))
 		[ "$dir" = quiet ] || ecmp_blackhole "$link" "$dir" || rc=1
+		t=$(ecmp_now_ms)
 		sleep "$FAILOVER_HOLE" # the phase's length, not a wait for something
 		[ "$dir" = quiet ] || ecmp_link_restore "$link" || rc=1
+		t1=$(ecmp_now_ms)
 		m1=($(ecmp_moves))
-		echo "$dir $t $(ecmp_now_ms) $((m1[0] - m0[0])) $((m1[1] - m0[1]))" \
+		echo "$dir $t $t1 $((m1[0] - m0[0])) $((m1[1] - m0[1]))" \
 			"$((m1[2] - m0[2])) $((m1[3] - m0[3]))" >> "$out.phases"
 	done
 	touch "$out.stop"

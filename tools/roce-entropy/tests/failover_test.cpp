@@ -182,6 +182,22 @@ const JudgeCase judge_cases[] = {
 INSTANTIATE_TEST_SUITE_P(Cases, FailoverJudge, testing::ValuesIn(judge_cases),
                          [](const auto &param_info) { return std::string(param_info.param.name); });
 
+TEST(FailoverJudge, GapsWithoutLossAreTheGuestsPace)
+{
+	json run = good_run();
+	// 180 ms inside the quiet phase (0-2000); 50000's 210 ms is in ab.
+	run["client"]["connections"][1]["stalls"] = {{500, 680}, {1900, 2080}};
+	const FailoverAct act = parse_failover(act_of({run}));
+	const FailoverVerdict v = judge_failover(act, act.runs[0], true);
+	EXPECT_DOUBLE_EQ(v.quiet_stall_ms, 180);
+	EXPECT_DOUBLE_EQ(v.longest_stall_ms, 210);
+	EXPECT_NE(v.why.find("without loss 180 ms"), std::string::npos) << v.why;
+	const FailoverVerdict none =
+	    judge_failover(act, parse_failover(act_of({good_run()})).runs[0], true);
+	EXPECT_DOUBLE_EQ(none.quiet_stall_ms, 0);
+	EXPECT_NE(none.why.find("without loss no gap listed"), std::string::npos) << none.why;
+}
+
 TEST(FailoverJudge, CountsFailuresByStatus)
 {
 	json run = good_run();

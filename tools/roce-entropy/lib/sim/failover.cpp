@@ -119,6 +119,17 @@ FailoverAct parse_failover(const json &f)
 	return act;
 }
 
+namespace
+{
+
+std::string quiet_text(const FailoverVerdict &v)
+{
+	return v.quiet_stall_ms > 0 ? format("%.0f ms", v.quiet_stall_ms)
+	                            : std::string("no gap listed");
+}
+
+} // namespace
+
 FailoverVerdict judge_failover(const FailoverAct &act, const FailoverRun &run, bool judge_stalls)
 {
 	FailoverVerdict v;
@@ -133,6 +144,11 @@ FailoverVerdict judge_failover(const FailoverAct &act, const FailoverRun &run, b
 		v.longest_stall_ms = std::max(v.longest_stall_ms, c.longest_stall_ms);
 	}
 	v.within_goal = v.longest_stall_ms <= act.stall_goal_ms();
+	if (const FailoverPhase *quiet = phase_named(run, "quiet"))
+		for (const auto &c : run.conns)
+			for (const auto &[from, to] : c.stalls)
+				if (from >= quiet->start_ms && to <= quiet->end_ms)
+					v.quiet_stall_ms = std::max(v.quiet_stall_ms, to - from);
 	for (const auto &p : run.phases) {
 		v.requester_moves += p.moves[0] + p.moves[2];
 		v.responder_moves += p.moves[1] + p.moves[3];
@@ -176,9 +192,10 @@ FailoverVerdict judge_failover(const FailoverAct &act, const FailoverRun &run, b
 			v.why += (v.why.empty() ? "" : "; ") + f;
 	} else if (run.repath) {
 		v.why = format("every connection survived, longest gap %.0f ms %s the goal of %.0f "
-		               "ms%s",
+		               "ms%s; without loss %s",
 		               v.longest_stall_ms, v.within_goal ? "within" : "over",
-		               act.stall_goal_ms(), judge_stalls ? "" : " (a figure, not judged)");
+		               act.stall_goal_ms(), judge_stalls ? "" : " (a figure, not judged)",
+		               quiet_text(v).c_str());
 	} else {
 		v.why = format("baseline: %u of %u connections failed, nothing moved",
 		               act.connections - v.completed, act.connections);
@@ -230,6 +247,7 @@ Record run_record(const FailoverRun &run, const FailoverVerdict &v)
 	    .add_json("completed", v.completed)
 	    .add_json("failed", failed)
 	    .add_json("longest_stall_ms", v.longest_stall_ms)
+	    .add_json("quiet_longest_stall_ms", v.quiet_stall_ms)
 	    .add_json("stall_within_goal", v.within_goal)
 	    .add_json("requester_moves", v.requester_moves)
 	    .add_json("responder_moves", v.responder_moves)
@@ -237,9 +255,9 @@ Record run_record(const FailoverRun &run, const FailoverVerdict &v)
 	    .add_json("judged", v.judged)
 	    .add_json("ok", v.ok)
 	    .add_json("verdict", v.why)
-	    .add_text(format("%-6s %-7s %5u/%-4zu %-38s %8.0f  %s\n", run.policy.c_str(),
+	    .add_text(format("%-6s %-7s %5u/%-4zu %-38s %5.0f / %-5.0f  %s\n", run.policy.c_str(),
 	                     run.repath ? "on" : "off", v.completed, run.conns.size(),
-	                     failed_text(v).c_str(), v.longest_stall_ms,
+	                     failed_text(v).c_str(), v.longest_stall_ms, v.quiet_stall_ms,
 	                     phase_moves_text(run).c_str()) +
 	              "       " + (v.ok ? "ok" : "FAIL") + ": " + v.why + '\n');
 	return r;
@@ -270,8 +288,8 @@ Record failover_report(const FailoverAct &act, bool judge_stalls)
 	    "\nfailover: %u rdma_cm RC connections (%s), a message every %u ms each; QP timeout "
 	    "%u (%.1f ms), retry count %u (rxe takes 7 as \"retry forever\"); one link "
 	    "black-holed %.0f s A to B, then B to A, then both\n"
-	    "policy re-path  completed failed (status)                      longest gap (ms)  "
-	    "moves requester/responder per phase\n",
+	    "policy re-path  completed failed (status)                longest gap (ms): "
+	    "all / no loss  moves requester/responder per phase\n",
 	    act.connections, act.runs.front().family == "ipv6" ? "IPv6" : "IPv4", act.interval_ms,
 	    act.qp_timeout, act.rto_ms(), act.retry_count, act.hole_s);
 	Record r;

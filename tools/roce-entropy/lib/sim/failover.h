@@ -64,6 +64,10 @@ struct FailoverVerdict {
 	unsigned completed = 0;
 	std::map<std::string, unsigned> failed; // status: connections
 	double longest_stall_ms = 0;
+	// The longest gap that began and ended in the phase without loss (0:
+	// none of the act's stall_min_ms): the guest's own pace, which a gap in
+	// a black hole is read against.
+	double quiet_stall_ms = 0;
 	bool within_goal = false;
 	unsigned requester_moves = 0, responder_moves = 0, quiet_moves = 0;
 	bool judged = false; // re-path on: asserted; off: the baseline, reported
