@@ -201,9 +201,10 @@ ecmp_failover() {
 	echo "$link" > "$out.link"
 	echo "  $n connections sending after $((SECONDS - t)) s; link $link carries the most"
 	for dir in quiet "$@"; do
-		m0=($(ecmp_moves))
+		# The phase lies between t and t1 (a fork takes a while in a
+		# busy guest): the black hole starts after t, ends before t1.
+		m0=($(ecmp_moves)) t=$(ecmp_now_ms)
 		[ "$dir" = quiet ] || ecmp_blackhole "$link" "$dir" || rc=1
-		t=$(ecmp_now_ms)
 		sleep "$FAILOVER_HOLE" # the phase's length, not a wait for something
 		[ "$dir" = quiet ] || ecmp_link_restore "$link" || rc=1
 		t1=$(ecmp_now_ms)

@@ -11,7 +11,7 @@ namespace roce
 namespace
 {
 
-constexpr int kWidth = 900, kPad = 40, kRow = 3, kHead = 70, kTitle = 22, kFoot = 26;
+constexpr int kWidth = 900, kPad = 40, kRow = 3, kHead = 80, kTitle = 22, kFoot = 26;
 
 std::string num(double v)
 {
@@ -113,8 +113,11 @@ void write_failover_svg(const FailoverAct &act, std::ostream &out)
 	    << "ECMP link: " << act.connections << " rdma_cm RC connections per run</text>\n"
 	    << "<text x=\"" << kPad << "\" y=\"42\" fill=\"#555\">a row per connection over "
 	    << num(span / 1000) << " s; red: no acknowledged message for " << act.stall_min_ms
-	    << " ms or more; x: failed; QP timeout " << act.qp_timeout << " (" << num(act.rto_ms())
-	    << " ms), retry count " << act.retry_count << "</text>\n";
+	    << " ms or more (a column across every row: the whole guest paused)</text>\n"
+	    << "<text x=\"" << kPad << "\" y=\"58\" fill=\"#555\">a message every "
+	    << act.interval_ms << " ms per connection; QP timeout " << act.qp_timeout << " ("
+	    << num(act.rto_ms()) << " ms), retry count " << act.retry_count
+	    << "; shaded: the link dropping that way; x: failed</text>\n";
 	int y = kHead;
 	for (const auto &run : act.runs) {
 		run_panel(out, run, y + kTitle, span);
