@@ -35,9 +35,9 @@ say "bench: roce-entropy simulate --grid on the host"
 "$BUILD/bin/roce-entropy" simulate --grid --json > "$bench/grid.json"
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-say "bench: booting the test VM (TCG with icount: about 30 minutes; host load average $load_before)"
+say "bench: booting the test VM (TCG with icount: about 40 minutes; host load average $load_before)"
 rc=0
-VM_OUT=$bench/vm VM_TIMEOUT=${VM_TIMEOUT:-2700} VM_ICOUNT=0 VM_APPEND=$tsc \
+VM_OUT=$bench/vm VM_TIMEOUT=${VM_TIMEOUT:-3600} VM_ICOUNT=0 VM_APPEND=$tsc \
 	"$REPO/tools/testing/vm/run.sh" "$REPO/tools/bench/guest.sh" > "$bench/vm.log" 2>&1 &
 vm=$!
 # One progress line per step and run.
