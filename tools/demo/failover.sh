@@ -24,12 +24,10 @@ FAILOVER_OUT=$rte_out/demo-failover.json
 # failover_trace OUT: the run's roce_entropy_repath events as JSON: how
 # many moved a requester and a responder, and how many kept their label.
 failover_trace() {
-	awk '{
-			if ($0 ~ / by=requester /) q++; else if ($0 ~ / by=responder /) r++
-			split($0, f, "flow_label="); split(f[2], l, "->"); sub(/ .*/, "", l[2])
-			if (l[1] == l[2]) same++ }
-		END { printf "{\"requester\": %d, \"responder\": %d, \"same_label\": %d}\n", q, r, same }' \
-		"$1.trace"
+	local c
+
+	c=($(ecmp_trace_counts "$1")) || return 1
+	echo "{\"requester\": ${c[0]}, \"responder\": ${c[1]}, \"same_label\": ${c[2]}}"
 }
 
 # failover_phases OUT: OUT.phases as a JSON array.

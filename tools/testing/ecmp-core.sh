@@ -223,18 +223,25 @@ ecmp_failover() {
 	return $rc
 }
 
+# ecmp_trace_counts OUT: the roce_entropy_repath events of OUT.trace, "REQ
+# RESP SAME": moves of a requester, of a responder, and those that kept
+# their flow label.
+ecmp_trace_counts() {
+	awk '{
+			if ($0 ~ / by=requester /) q++; else if ($0 ~ / by=responder /) r++
+			split($0, f, "flow_label="); split(f[2], l, "->"); sub(/ .*/, "", l[2])
+			if (l[1] == l[2]) same++ }
+		END { print q + 0, r + 0, same + 0 }' "$1.trace"
+}
+
 # ecmp_traced OUT: one roce_entropy_repath event per move OUT.phases
 # counted, as requester and as responder, each from one flow label to
 # another.
 ecmp_traced() {
 	local c t
 
-	c=$(awk '{ q += $4 + $6; r += $5 + $7 } END { print q + 0, r + 0 }' "$1.phases")
-	t=$(awk '{
-			if ($0 ~ / by=requester /) q++; else if ($0 ~ / by=responder /) r++
-			split($0, f, "flow_label="); split(f[2], l, "->"); sub(/ .*/, "", l[2])
-			if (l[1] == l[2]) same++ }
-		END { print q + 0, r + 0 (same ? " same" : "") }' "$1.trace")
-	echo "  moves counted (requester responder): $c; traced: $t"
+	c=$(awk '{ q += $4 + $6; r += $5 + $7 } END { print q + 0, r + 0, 0 }' "$1.phases")
+	t=$(ecmp_trace_counts "$1")
+	echo "  moves counted (requester responder same-label): $c; traced: $t"
 	[ "$c" = "$t" ]
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // The failover act's timeline (write_failover_svg()).
 #include <algorithm>
-#include <cstdio>
 
 #include "sim/failover.h"
 #include "sim/svg.h"
@@ -15,9 +14,7 @@ constexpr int kWidth = 900, kPad = 40, kRow = 3, kHead = 80, kTitle = 22, kFoot 
 
 std::string num(double v)
 {
-	char buf[32];
-	std::snprintf(buf, sizeof(buf), "%.1f", v);
-	return buf;
+	return svg_number(v);
 }
 
 const char *band_colour(const std::string &phase)

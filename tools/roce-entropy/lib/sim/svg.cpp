@@ -11,9 +11,7 @@ namespace
 
 std::string num(double v)
 {
-	char buf[32];
-	std::snprintf(buf, sizeof(buf), "%.1f", v);
-	return buf;
+	return svg_number(v);
 }
 
 void panel(std::ostream &out, const BarPanel &p, int x0, int y0, int w, int h)
@@ -44,6 +42,13 @@ void panel(std::ostream &out, const BarPanel &p, int x0, int y0, int w, int h)
 }
 
 } // namespace
+
+std::string svg_number(double v)
+{
+	char buf[32];
+	std::snprintf(buf, sizeof(buf), "%.1f", v);
+	return buf;
+}
 
 std::string policy_colour(const std::string &policy)
 {

@@ -17,6 +17,9 @@ struct BarPanel {
 	std::string colour;
 };
 
+// V with one decimal, for an SVG attribute or text.
+std::string svg_number(double v);
+
 // The colour of a policy's bars.
 std::string policy_colour(const std::string &policy);
 
