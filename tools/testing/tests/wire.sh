@@ -24,7 +24,8 @@
 #                    server as IPv4 alone, "Address family for hostname not
 #                    supported" for fd02::2).
 # On our modules the pass runs under each policy set through the knob
-# (RTE_WIRE_POLICIES, default linux,rfc,mix,off); on the kernel's own
+# (RTE_WIRE_POLICIES, default linux,rfc,mix,off), with re-path on
+# (roce_repath): nothing is lost, so no QP may move; on the kernel's own
 # (STOCK=1: no knob) once, judged as linux, which must be what stock 6.12
 # does: one predictor judges both.  Client exit statuses are checked.
 # Time: one capture per policy holds every type, the IPv4 ones side by
@@ -352,9 +353,17 @@ t0=$SECONDS
 if [ "$rte_stock" = 1 ]; then
 	pass stock
 else
+	# Re-path on throughout: without loss no QP may move, and a move
+	# would put a connection's packets off their prediction.
+	check "re-path on for every pass" set_repath on
+	moves0="$(repath_moves rxea) $(repath_moves rxeb)"
 	for policy in $(echo "${RTE_WIRE_POLICIES:-linux,rfc,mix,off}" | tr , ' '); do
 		pass "$policy"
 	done
+	moves1="$(repath_moves rxea) $(repath_moves rxeb)"
+	echo "# re-path moves (rxea requester responder, rxeb the same): before $moves0, after $moves1"
+	check "re-path on, nothing lost: no QP moved in any pass" test "$moves0" = "$moves1"
+	step set_repath off # the default
 	step set_policy linux # the default
 fi
 echo "# wire.sh: $((SECONDS - t0)) s"
