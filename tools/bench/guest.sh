@@ -199,7 +199,7 @@ measure() {
 		# perftest's client connects its test QP as soon as its control
 		# connection is up; a server slower to listen for it (TCG) rejects
 		# the REQ (invalid service ID, 8).  That race, and only that, is
-		# run again with a fresh server, twice at most, and counted.
+		# run again with a fresh server, four times at most, and counted.
 		while :; do
 			sleep "$SETTLE"
 			if run_one "$test" "$size" "$iters" "$port" "$pid" "$log"; then
@@ -207,7 +207,7 @@ measure() {
 				break
 			fi
 			ok=false
-			if [ $attempt = 3 ] ||
+			if [ $attempt = 5 ] ||
 				! grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "$log.client"; then
 				break
 			fi
