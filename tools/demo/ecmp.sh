@@ -60,22 +60,13 @@ mkdir -p "$WORK"
 
 progress() { echo "==> demo: $*"; }
 
-# neigh NS DEV ADDR MAC: a permanent neighbour: no ARP or neighbour
-# discovery on the counted links and next hops.
-neigh() {
-	ip ${1:+-n "$1"} neigh replace "$3" lladdr "$4" dev "$2" nud permanent
-}
-
 # The ECMP core (ecmp-core.sh), and the hosts and routers knowing each
 # other's MACs too: no neighbour discovery during a phase.
 core() {
 	ecmp_core || return 1
-	neigh r a1 $A4 "$(ecmp_mac "" a0)"
-	neigh r a1 $A6 "$(ecmp_mac "" a0)"
-	neigh s b1 $B4 "$(ecmp_mac "" b0)"
-	neigh s b1 $B6 "$(ecmp_mac "" b0)"
-	neigh "" b0 $RB4 "$(ecmp_mac s b1)"
-	neigh "" b0 $RB6 "$(ecmp_mac s b1)"
+	ecmp_neigh r a1 $A4 $A6 "$(ecmp_mac "" a0)" &&
+		ecmp_neigh s b1 $B4 $B6 "$(ecmp_mac "" b0)" &&
+		ecmp_neigh "" b0 $RB4 $RB6 "$(ecmp_mac s b1)" || return 1
 	ip -n r route show 10.2.0.0/24
 }
 
@@ -85,15 +76,13 @@ core() {
 host_routes() {
 	local j m gw gw6 lo range width=$((0x4000 / HOPS))
 
-	neigh "" a0 $RA4 "$(ecmp_mac r a1)"
-	neigh "" a0 $RA6 "$(ecmp_mac r a1)"
+	ecmp_neigh "" a0 $RA4 $RA6 "$(ecmp_mac r a1)" || return 1
 	for m in $(seq 1 $((2 * HOPS - 1))); do
 		step ip -n r link add link a1 name a1m$m type macvlan mode private || return 1
 		step ip -n r addr add 10.1.0.1$m/24 dev a1m$m
 		step ip -n r -6 addr add fd01::1$m/64 dev a1m$m nodad
 		step ip -n r link set a1m$m up
-		neigh "" a0 10.1.0.1$m "$(ecmp_mac r a1m$m)"
-		neigh "" a0 fd01::1$m "$(ecmp_mac r a1m$m)"
+		ecmp_neigh "" a0 10.1.0.1$m fd01::1$m "$(ecmp_mac r a1m$m)" || return 1
 	done
 	for j in $(seq 0 $((HOPS - 1))); do
 		gw=10.1.0.1$j gw6=fd01::1$((HOPS + j))

@@ -28,10 +28,11 @@ ecmp_mac() {
 	ip ${1:+-n "$1"} -j link show "$2" | jq -r '.[0].address'
 }
 
-# ecmp_neigh NS DEV IP4 IP6 MAC: NS's neighbours IP4 and IP6 on DEV at MAC.
+# ecmp_neigh NS DEV IP4 IP6 MAC: NS's permanent neighbours IP4 and IP6 on
+# DEV at MAC ("": the initial netns).
 ecmp_neigh() {
-	ip -n "$1" neigh replace "$3" lladdr "$5" dev "$2" nud permanent &&
-		ip -n "$1" -6 neigh replace "$4" lladdr "$5" dev "$2" nud permanent
+	ip ${1:+-n "$1"} neigh replace "$3" lladdr "$5" dev "$2" nud permanent &&
+		ip ${1:+-n "$1"} -6 neigh replace "$4" lladdr "$5" dev "$2" nud permanent
 }
 
 # ecmp_core: split r into r and s, ECMP_LINKS links between them; their

@@ -420,6 +420,18 @@ struct ib_ah *rdma_entropy_create_reply_ah(struct ib_pd *pd,
 EXPORT_SYMBOL(rdma_entropy_create_reply_ah);
 
 /*
+ * The module parameters: the policy and the re-path setting that devices
+ * registered from then on start with.  One set of parameter ops serves
+ * both, each parameter's names in its arg.
+ */
+struct rdma_entropy_param {
+	unsigned int *val;
+	const char * const *names;
+	size_t nr;
+	const char *what;	/* for the warning: "policy (linux, ...)" */
+};
+
+/*
  * A bad value in modprobe.d or on the kernel command line must not keep
  * ib_core from loading: it is reported and the default stays.  Once ib_core
  * is up, a bad value written to the parameter is refused.
@@ -427,24 +439,26 @@ EXPORT_SYMBOL(rdma_entropy_create_reply_ah);
 static int roce_entropy_param_set(const char *val,
 				  const struct kernel_param *kp)
 {
-	int policy = rdma_entropy_parse(val);
+	const struct rdma_entropy_param *p = kp->arg;
+	int v = __sysfs_match_string(p->names, p->nr, val);
 
-	if (policy < 0) {
+	if (v < 0) {
 		if (READ_ONCE(rdma_entropy_live))
-			return policy;
-		pr_warn("roce_entropy=%s is not a policy (linux, off, rfc, mix): using %s\n",
-			val, rdma_entropy_name(READ_ONCE(roce_entropy)));
+			return v;
+		pr_warn("%s=%s is not a %s: using %s\n", kp->name, val,
+			p->what, p->names[READ_ONCE(*p->val)]);
 		return 0;
 	}
 
-	WRITE_ONCE(roce_entropy, policy);
+	WRITE_ONCE(*p->val, v);
 	return 0;
 }
 
 static int roce_entropy_param_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%s\n",
-			  rdma_entropy_name(READ_ONCE(roce_entropy)));
+	const struct rdma_entropy_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%s\n", p->names[READ_ONCE(*p->val)]);
 }
 
 static const struct kernel_param_ops roce_entropy_param_ops = {
@@ -452,41 +466,37 @@ static const struct kernel_param_ops roce_entropy_param_ops = {
 	.get = roce_entropy_param_get,
 };
 
-module_param_cb(roce_entropy, &roce_entropy_param_ops, NULL, 0644);
+static struct rdma_entropy_param roce_entropy_param = {
+	.val = &roce_entropy,
+	.names = rdma_entropy_names,
+	.nr = RDMA_ENTROPY_NR,
+	.what = "policy (linux, off, rfc, mix)",
+};
+module_param_cb(roce_entropy, &roce_entropy_param_ops, &roce_entropy_param,
+		0644);
 MODULE_PARM_DESC(roce_entropy,
 		 "RoCE v2 entropy policy of devices registered from now on: linux (6.12's, default), off, rfc or mix");
 
-/* As roce_entropy: a bad value at load time is reported and ignored. */
-static int roce_repath_param_set(const char *val,
-				 const struct kernel_param *kp)
-{
-	int repath = rdma_repath_parse(val);
-
-	if (repath < 0) {
-		if (READ_ONCE(rdma_entropy_live))
-			return repath;
-		pr_warn("roce_repath=%s is not a setting (off, on): using %s\n",
-			val, rdma_repath_name(READ_ONCE(roce_repath)));
-		return 0;
-	}
-
-	WRITE_ONCE(roce_repath, repath);
-	return 0;
-}
-
-static int roce_repath_param_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", rdma_repath_name(READ_ONCE(roce_repath)));
-}
-
-static const struct kernel_param_ops roce_repath_param_ops = {
-	.set = roce_repath_param_set,
-	.get = roce_repath_param_get,
+static struct rdma_entropy_param roce_repath_param = {
+	.val = &roce_repath,
+	.names = rdma_repath_names,
+	.nr = RDMA_REPATH_NR,
+	.what = "setting (off, on)",
 };
-
-module_param_cb(roce_repath, &roce_repath_param_ops, NULL, 0644);
+module_param_cb(roce_repath, &roce_entropy_param_ops, &roce_repath_param,
+		0644);
 MODULE_PARM_DESC(roce_repath,
 		 "RoCE v2 re-path of RC QPs on devices registered from now on: off (default) or on");
+
+/* A value written to a port's knob: "rfc\0junk" is not "rfc". */
+static int roce_entropy_store_parse(int (*parse)(const char *buf),
+				    const char *buf, size_t count)
+{
+	if (memchr(buf, '\0', count))
+		return -EINVAL;
+
+	return parse(buf);
+}
 
 static ssize_t roce_entropy_show(struct ib_device *ibdev, u32 port_num,
 				 struct ib_port_attribute *attr, char *buf)
@@ -502,11 +512,7 @@ static ssize_t roce_entropy_store(struct ib_device *ibdev, u32 port_num,
 	struct rdma_entropy_dev *ent;
 	int policy;
 
-	/* "rfc\0junk" is not "rfc" */
-	if (memchr(buf, '\0', count))
-		return -EINVAL;
-
-	policy = rdma_entropy_parse(buf);
+	policy = roce_entropy_store_parse(rdma_entropy_parse, buf, count);
 	if (policy < 0)
 		return policy;
 
@@ -535,10 +541,7 @@ static ssize_t roce_repath_store(struct ib_device *ibdev, u32 port_num,
 	struct rdma_entropy_dev *ent;
 	int repath;
 
-	if (memchr(buf, '\0', count))
-		return -EINVAL;
-
-	repath = rdma_repath_parse(buf);
+	repath = roce_entropy_store_parse(rdma_repath_parse, buf, count);
 	if (repath < 0)
 		return repath;
 
