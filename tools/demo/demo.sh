@@ -23,7 +23,7 @@ start=$SECONDS
 
 say "demo: booting the test VM (TCG: a few minutes; the console follows)"
 rc=0
-VM_OUT=$demo/vm VM_TIMEOUT=${VM_TIMEOUT:-1200} "$REPO/tools/testing/vm/run.sh" "$REPO/tools/demo/ecmp.sh" \
+VM_OUT=$demo/vm VM_TIMEOUT=${VM_TIMEOUT:-1800} "$REPO/tools/testing/vm/run.sh" "$REPO/tools/demo/ecmp.sh" \
 	> "$demo/vm.log" 2>&1 &
 vm=$!
 # One progress line per step: the guest's "==> " lines and the counts.
