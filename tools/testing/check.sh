@@ -159,7 +159,7 @@ else
 	prereq "C++ tools" "$REPO/tools/build/tools.sh"
 fi
 
-# From here on three lanes run at once, and their results are counted when
+# From here on four lanes run at once, and their results are counted when
 # all are done, in a fixed order:
 #   VM lane      the rows of tools/testing/runs (longest first) and make
 #                demo, VM_JOBS at a time (default 2: a TCG guest keeps
@@ -168,12 +168,14 @@ fi
 #   fuzz lane    libFuzzer on the capture reader and the command line,
 #                at nice 10, in the VMs' idle time;
 #   dist lane    (its builds at nice 10, so that the guests keep their
-#                time) Debian's own 6.12 kernel (of linux-source's version, which
-#                make deps installs): our modules against its headers and
-#                their CRCs against its modules, make install (DKMS), its
-#                VM run, make uninstall, the VM run that finds the kernel's
+#                time) Debian's own 6.12 kernel (of linux-source's version,
+#                which make deps installs): make install (DKMS), its VM
+#                run, make uninstall, the VM run that finds the kernel's
 #                own modules, then the Debian packages with apt; a
-#                roce-entropy that was installed before is put back.
+#                roce-entropy that was installed before is put back;
+#   kabi lane    our modules against that kernel's headers (make modules
+#                KDIR=) and their CRCs against its modules, at nice 10:
+#                nothing waits for it.
 # VM runs of every lane share the VM_JOBS slots.  Each task leaves
 # $LOGS/ID.rc, ID.time and its log or KTAP.
 VM_JOBS=${VM_JOBS:-2}
@@ -308,9 +310,6 @@ fuzz_lane() {
 dist_lane() {
 	local name stack timeout rest before
 
-	task kdir-modules nice -n 10 env KDIR="/lib/modules/$dist/build" "$REPO/tools/build/modules.sh" \
-		> "$LOGS/kdir-modules.log" 2>&1 &&
-		task kabi "$REPO/tools/build/kabi-check.sh" "$dist" > "$LOGS/kabi.ktap" 2>&1
 	before=$(dkms status -m roce-entropy 2>/dev/null | grep -c installed)
 	LOGDIR=$LOGS task dkms-install nice -n 10 "$TESTING/dkms-check.sh" install "$dist" \
 		> "$LOGS/dkms-install.ktap" 2>&1
@@ -330,11 +329,20 @@ dist_lane() {
 	fi
 }
 
+# kabi lane: make modules KDIR= and the kABI check, at nice 10, off the
+# distribution lane's path (DKMS builds the same modules for its own use).
+kabi_lane() {
+	task kdir-modules nice -n 10 env KDIR="/lib/modules/$dist/build" "$REPO/tools/build/modules.sh" \
+		> "$LOGS/kdir-modules.log" 2>&1 &&
+		task kabi "$REPO/tools/build/kabi-check.sh" "$dist" > "$LOGS/kabi.ktap" 2>&1
+}
+
 say "VM runs, $VM_JOBS at a time$([ "$DEBUG" != 1 ] && echo ", beside libFuzzer")$([ -n "$dist" ] && \
 	echo " and the distribution kernel's install, VM runs and packages"); results when all are done"
 vm_lane > "$LOGS/lane-vm.log" 2>&1 &
 [ "$DEBUG" = 1 ] || fuzz_lane > "$LOGS/lane-fuzz.log" 2>&1 &
 [ -z "$dist" ] || dist_lane > "$LOGS/lane-dist.log" 2>&1 &
+[ -z "$dist" ] || kabi_lane > "$LOGS/lane-kabi.log" 2>&1 &
 wait
 TIMES+=("lanes: VM runs, fuzzing, distribution kernel (wall)|$((SECONDS - lanes_start))")
 

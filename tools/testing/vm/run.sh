@@ -80,7 +80,12 @@ fi
 timeout=${VM_TIMEOUT:-900}
 
 append="console=ttyS0 root=/dev/root rootfstype=9p ro"
-append="$append rootflags=trans=virtio,version=9p2000.L,msize=262144"
+# The root is the host's, read-only, and nothing the guest reads from it
+# changes while it runs: cache=loose keeps its files and lookups in the
+# guest's page cache.  Without it every exec reads the binary and its
+# libraries through 9p again (TCG: python3 starts in 2.2 s instead of 0.3,
+# tshark in 18 s instead of 3.8).  The output directory stays uncached.
+append="$append rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose"
 append="$append init=$REPO/tools/testing/vm/init.sh panic=-1 oops=panic"
 append="$append panic_on_warn=1 loglevel=4 net.ifnames=0"
 append="$append rte_repo=$REPO rte_out=$out rte_scripts=$scripts"
