@@ -130,8 +130,13 @@ void ping_all(const PingOptions &opts, Fabric &fabric, Clock::time_point start,
 		send_ping(fabric, *conn);
 	}
 	while (running) {
+		std::vector<Clock::duration> due;
+		const auto before = Clock::now();
+		for (auto &[key, conn] : fabric.conns())
+			if (conn->state == Conn::holding)
+				due.push_back(conn->next_send - before);
 		pollfd pfd{fabric.cq_fd(), POLLIN, 0};
-		if (poll(&pfd, 1, 50) < 0 && errno != EINTR)
+		if (poll(&pfd, 1, ping_wait_ms(due, 50)) < 0 && errno != EINTR)
 			fail("poll");
 		if (pfd.revents & POLLIN)
 			fabric.rearm();
@@ -337,6 +342,16 @@ void print_cycles(const PingOptions &opts, std::vector<double> &ms, double secon
 }
 
 } // namespace
+
+int ping_wait_ms(const std::vector<Clock::duration> &due, int max_ms)
+{
+	auto wait = std::chrono::milliseconds(max_ms);
+
+	for (const auto d : due)
+		wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(
+		                          std::max(d, Clock::duration::zero())));
+	return static_cast<int>(wait.count());
+}
 
 int run_client(const PingOptions &opts, std::ostream &out)
 {

@@ -4,11 +4,13 @@
 // or time connect, ping, disconnect cycles.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <sys/socket.h>
+#include <vector>
 
 namespace roce
 {
@@ -61,6 +63,11 @@ struct PingOptions {
 // exit status (0 for --help, 2 for a usage error, with a message on ERR).
 std::optional<int> parse_ping_args(int argc, const char *const *argv, PingOptions &opts,
                                    std::ostream &out, std::ostream &err);
+
+// The client's wait for a completion, in milliseconds: at most MAX_MS, and
+// not past the earliest of DUE, the times until the held connections' next
+// sends (rounded up; one already due: 0).
+int ping_wait_ms(const std::vector<std::chrono::steady_clock::duration> &due, int max_ms);
 
 // Run the client or server.  Returns the exit status: 0 when every
 // connection completed its messages (with --expect-reject: was rejected),
