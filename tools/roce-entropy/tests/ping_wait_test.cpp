@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <string>
 #include <vector>
 
 #include "ping.h"
@@ -46,7 +47,7 @@ const WaitCase wait_cases[] = {
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, PingWait, testing::ValuesIn(wait_cases),
-                         [](const auto &info) { return info.param.name; });
+                         [](const auto &param_info) { return std::string(param_info.param.name); });
 
 } // namespace
 } // namespace roce
