@@ -17,7 +17,7 @@ FUZZ_PACKAGES="clang libclang-rt-14-dev"
 PACKAGES="
 	linux-source-6.12
 	bc bison flex libelf-dev libssl-dev dwarves cpio kmod make gcc
-	python3 rsync xz-utils patch sparse git
+	python3 python3-pyelftools rsync xz-utils patch sparse git
 	python3-ply python3-git
 	qemu-system-x86 qemu-system-data iproute2 util-linux
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs

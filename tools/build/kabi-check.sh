@@ -10,29 +10,43 @@
 #  - per module of the kernel that depends on one we replace (modules.dep):
 #    each symbol it imports from them (modprobe --dump-modversions) is
 #    exported by ours with the CRC it was built against.
+# Ours are the modules modprobe takes for RELEASE, which make install (DKMS)
+# put under updates/, or those in DIR (after make modules KDIR=, say); their
+# CRCs are read from the modules themselves (ko-crcs.py).
 #
-#   tools/build/kabi-check.sh RELEASE   after make modules KDIR=/lib/modules/RELEASE/build
+#   tools/build/kabi-check.sh RELEASE [DIR]
 . "$(dirname "$0")/common.sh"
 
 rel=${1:-}
-[ -n "$rel" ] || die "usage: tools/build/kabi-check.sh RELEASE (an installed kernel, e.g. $(uname -r))"
+[ -n "$rel" ] || die "usage: tools/build/kabi-check.sh RELEASE [DIR] (RELEASE: an installed kernel, e.g. $(uname -r))"
 moddir=/lib/modules/$rel
-tree=$BUILD/kdir/$rel/tree
 [ -f "$moddir/modules.dep" ] && [ -f "$moddir/build/Module.symvers" ] ||
 	die "Linux $rel is not installed with its headers ($moddir/modules.dep, $moddir/build/Module.symvers)"
-[ -f "$tree/drivers/infiniband/core/Module.symvers" ] ||
-	die "no modules built for Linux $rel: run 'make modules KDIR=$moddir/build'"
 ksrc_init
 . "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
 
 export LC_ALL=C
 REPLACED="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib"
+ours=()
+for m in $REPLACED; do
+	if [ -n "${2:-}" ]; then
+		f=$(ls "$2/$m".ko* 2>/dev/null | head -n 1) || f=
+		[ -n "$f" ] || die "no $m.ko in $2: run 'make modules KDIR=$moddir/build'"
+	else
+		f=$(modinfo -k "$rel" -F filename "$m" 2>/dev/null) || f=
+		case $f in
+		"$moddir/updates/"*) ;;
+		*) die "Linux $rel's modprobe takes ${f:-no file} for $m, not ours under updates/: run 'make install', or name a DIR" ;;
+		esac
+	fi
+	ours+=("$f")
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # SYMBOL<tab>CRC lines, sorted: ours, and the distribution's per module.
-cat "$tree"/drivers/infiniband/{core,sw/rxe,hw/mlx5}/Module.symvers |
-	awk -F'\t' '{ print $2 "\t" $1 }' | sort -u > "$tmp/ours"
+"$REPO/tools/build/ko-crcs.py" "${ours[@]}" | sort -u > "$tmp/ours" ||
+	die "could not read the CRCs of ${ours[*]}"
 for m in $REPLACED; do
 	awk -F'\t' -v m="$m" '$3 ~ "(^|/)" m "$" { print $2 "\t" $1 }' \
 		"$moddir/build/Module.symvers" | sort > "$tmp/dist-$m"
@@ -50,7 +64,18 @@ mismatches() {
 }
 
 ktap_print_header
-ktap_set_plan $(($(echo $REPLACED | wc -w) + $(wc -l < "$tmp/dependents")))
+ktap_set_plan $((1 + $(echo $REPLACED | wc -w) + $(wc -l < "$tmp/dependents")))
+# The reader first: the distribution's own modules read as its
+# Module.symvers says, or nothing below means anything.
+for m in $REPLACED; do
+	find "$moddir/kernel" -name "$m.ko*"
+done > "$tmp/files-dist"
+if xargs -a "$tmp/files-dist" "$REPO/tools/build/ko-crcs.py" | sort -u |
+	cmp -s - <(sort -u "$tmp"/dist-*); then
+	ktap_test_pass "ko-crcs.py reads Linux $rel's own $(wc -l < "$tmp/files-dist") modules as its Module.symvers has them"
+else
+	ktap_test_fail "ko-crcs.py reads Linux $rel's own modules as its Module.symvers has them"
+fi
 for m in $REPLACED; do
 	n=$(wc -l < "$tmp/dist-$m")
 	bad=$(mismatches "$tmp/dist-$m")
