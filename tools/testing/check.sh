@@ -159,23 +159,21 @@ else
 	prereq "C++ tools" "$REPO/tools/build/tools.sh"
 fi
 
-# From here on four lanes run at once, and their results are counted when
+# From here on three lanes run at once, and their results are counted when
 # all are done, in a fixed order:
-#   VM lane      the rows of tools/testing/runs (longest first) and make
-#                demo, VM_JOBS at a time (default 2: a TCG guest keeps
+#   VM lane      make demo and the rows of tools/testing/runs, longest
+#                first, VM_JOBS at a time (default 2: a TCG guest keeps
 #                about one host core busy and spends much of a run
 #                waiting on itself);
 #   fuzz lane    libFuzzer on the capture reader and the command line,
 #                at nice 10, in the VMs' idle time;
 #   dist lane    (its builds at nice 10, so that the guests keep their
 #                time) Debian's own 6.12 kernel (of linux-source's version,
-#                which make deps installs): make install (DKMS), its VM
-#                run, make uninstall, the VM run that finds the kernel's
-#                own modules, then the Debian packages with apt; a
-#                roce-entropy that was installed before is put back;
-#   kabi lane    our modules against that kernel's headers (make modules
-#                KDIR=) and their CRCs against its modules, at nice 10:
-#                nothing waits for it.
+#                which make deps installs): make install (DKMS, which runs
+#                make modules KDIR=), the kABI check of what it installed,
+#                its VM run, make uninstall, the VM run that finds the
+#                kernel's own modules, then the Debian packages with apt; a
+#                roce-entropy that was installed before is put back.
 # VM runs of every lane share the VM_JOBS slots.  Each task leaves
 # $LOGS/ID.rc, ID.time and its log or KTAP.
 VM_JOBS=${VM_JOBS:-2}
@@ -283,18 +281,21 @@ fi
 fuzz_secs=${FUZZ_SECONDS:-30}
 lanes_start=$SECONDS
 
+# The longest first, so that the short ones fill the end: make demo, then
+# the rows in their order.
 vm_lane() {
 	local name stack timeout rest
 
+	if [ "$demo" = 1 ]; then
+		vm_task demo "$REPO/tools/demo/demo.sh" &
+		until [ -f "$LOGS/demo.log" ]; do sleep 0.2; done
+	fi
 	while read -r name stack timeout rest; do
 		# shellcheck disable=SC2086
 		vm_run "$name" "$stack" "$timeout" $rest &
 		# the next row waits for this one to hold its slot
 		until [ -f "$LOGS/vm-$name.log" ]; do sleep 0.2; done
 	done < <(runs_of ours stock)
-	if [ "$demo" = 1 ]; then
-		vm_task demo "$REPO/tools/demo/demo.sh" &
-	fi
 	wait
 }
 
@@ -310,9 +311,14 @@ fuzz_lane() {
 dist_lane() {
 	local name stack timeout rest before
 
+	# Debian's headers compile through ccache when this is set (the CC of
+	# their Makefile): DKMS's second build of the same modules (the
+	# package's) and the next make check's take the first one's objects.
+	export DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 	before=$(dkms status -m roce-entropy 2>/dev/null | grep -c installed)
 	LOGDIR=$LOGS task dkms-install nice -n 10 "$TESTING/dkms-check.sh" install "$dist" \
 		> "$LOGS/dkms-install.ktap" 2>&1
+	task kabi "$REPO/tools/build/kabi-check.sh" "$dist" > "$LOGS/kabi.ktap" 2>&1
 	read -r name stack timeout rest < <(runs_of dist)
 	# shellcheck disable=SC2086
 	[ -z "$name" ] || vm_run "$name" "$stack" "$timeout" $rest
@@ -329,20 +335,11 @@ dist_lane() {
 	fi
 }
 
-# kabi lane: make modules KDIR= and the kABI check, at nice 10, off the
-# distribution lane's path (DKMS builds the same modules for its own use).
-kabi_lane() {
-	task kdir-modules nice -n 10 env KDIR="/lib/modules/$dist/build" "$REPO/tools/build/modules.sh" \
-		> "$LOGS/kdir-modules.log" 2>&1 &&
-		task kabi "$REPO/tools/build/kabi-check.sh" "$dist" > "$LOGS/kabi.ktap" 2>&1
-}
-
 say "VM runs, $VM_JOBS at a time$([ "$DEBUG" != 1 ] && echo ", beside libFuzzer")$([ -n "$dist" ] && \
 	echo " and the distribution kernel's install, VM runs and packages"); results when all are done"
 vm_lane > "$LOGS/lane-vm.log" 2>&1 &
 [ "$DEBUG" = 1 ] || fuzz_lane > "$LOGS/lane-fuzz.log" 2>&1 &
 [ -z "$dist" ] || dist_lane > "$LOGS/lane-dist.log" 2>&1 &
-[ -z "$dist" ] || kabi_lane > "$LOGS/lane-kabi.log" 2>&1 &
 wait
 TIMES+=("lanes: VM runs, fuzzing, distribution kernel (wall)|$((SECONDS - lanes_start))")
 
@@ -389,10 +386,8 @@ while read -r name _; do
 done < <(runs_of ours stock)
 if [ -n "$dist" ]; then
 	say "results of Linux $dist, the distribution's"
-	count_task kdir-modules "make modules KDIR=/lib/modules/$dist/build"
-	[ "$(task_rc kdir-modules)" != 0 ] ||
-		count_ktap_task kabi "$LOGS/kabi.ktap" "kABI against Linux $dist"
 	count_ktap_task dkms-install "$LOGS/dkms-install.ktap" "make install (DKMS) for Linux $dist"
+	count_ktap_task kabi "$LOGS/kabi.ktap" "kABI of the installed modules against Linux $dist"
 	while read -r name _; do vm_count "$name"; done < <(runs_of dist)
 	count_ktap_task dkms-remove "$LOGS/dkms-remove.ktap" "make uninstall (DKMS)"
 	while read -r name _; do vm_count "$name"; done < <(runs_of dist-removed)
