@@ -167,8 +167,9 @@ fi
 #                waiting on itself);
 #   fuzz lane    libFuzzer on the capture reader and the command line,
 #                at nice 10, in the VMs' idle time;
-#   dist lane    (its builds at nice 10, so that the guests keep their
-#                time) Debian's own 6.12 kernel (of linux-source's version,
+#   dist lane    (at the guests' priority: at nice 10 beside two guests
+#                DKMS's build took over 20 minutes, and the lane waits for
+#                it) Debian's own 6.12 kernel (of linux-source's version,
 #                which make deps installs): make install (DKMS, which runs
 #                make modules KDIR=), the kABI check of what it installed,
 #                its VM run, make uninstall, the VM run that finds the
@@ -316,7 +317,7 @@ dist_lane() {
 	# package's) and the next make check's take the first one's objects.
 	export DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 	before=$(dkms status -m roce-entropy 2>/dev/null | grep -c installed)
-	LOGDIR=$LOGS task dkms-install nice -n 10 "$TESTING/dkms-check.sh" install "$dist" \
+	LOGDIR=$LOGS task dkms-install "$TESTING/dkms-check.sh" install "$dist" \
 		> "$LOGS/dkms-install.ktap" 2>&1
 	task kabi "$REPO/tools/build/kabi-check.sh" "$dist" > "$LOGS/kabi.ktap" 2>&1
 	read -r name stack timeout rest < <(runs_of dist)
@@ -327,7 +328,7 @@ dist_lane() {
 	read -r name stack timeout rest < <(runs_of dist-removed)
 	# shellcheck disable=SC2086
 	[ -z "$name" ] || vm_run "$name" "$stack" "$timeout" $rest
-	LOGDIR=$LOGS task deb nice -n 10 "$TESTING/dkms-check.sh" package "$dist" > "$LOGS/deb.ktap" 2>&1
+	LOGDIR=$LOGS task deb "$TESTING/dkms-check.sh" package "$dist" > "$LOGS/deb.ktap" 2>&1
 	if [ "$before" != 0 ]; then
 		say "roce-entropy was installed before make check: installing it again"
 		task dkms-reinstall "$REPO/tools/build/dkms.sh" install \

@@ -29,24 +29,29 @@ ecmp_mac() {
 }
 
 # ecmp_neigh NS DEV IP4 IP6 MAC: NS's permanent neighbours IP4 and IP6 on
-# DEV at MAC ("": the initial netns).
+# DEV at MAC ("": the initial netns), in one run of ip.
 ecmp_neigh() {
-	ip ${1:+-n "$1"} neigh replace "$3" lladdr "$5" dev "$2" nud permanent &&
-		ip ${1:+-n "$1"} -6 neigh replace "$4" lladdr "$5" dev "$2" nud permanent
+	ip ${1:+-n "$1"} -batch - <<-EOF
+		neigh replace $3 lladdr $5 dev $2 nud permanent
+		neigh replace $4 lladdr $5 dev $2 nud permanent
+	EOF
 }
 
 # ecmp_core: split r into r and s, ECMP_LINKS links between them; their
-# MACs in ECMP_MAC_R (r's e*) and ECMP_MAC_S (s's f*).
+# MACs, which it chooses (02:00:00:09:LINK:01 on r's e*, :02 on s's f*), in
+# ECMP_MAC_R and ECMP_MAC_S.  One ip run per router for all the links.
 ECMP_MAC_R=() ECMP_MAC_S=()
 ecmp_core() {
-	local i hops4_r= hops6_r= hops4_s= hops6_s= ns
+	local i hops4_r= hops6_r= hops4_s= hops6_s= ns links_r= links_s=
 
 	step ip netns add s || return 1
 	step ip -n r link set b1 netns s || return 1
-	step ip -n s addr add $RB4/24 dev b1
-	step ip -n s -6 addr add $RB6/64 dev b1 nodad
-	step ip -n s link set lo up
-	step ip -n s link set b1 up
+	ip_batch -n s <<-EOF || return 1
+		addr add $RB4/24 dev b1
+		addr add $RB6/64 dev b1 nodad
+		link set lo up
+		link set b1 up
+	EOF
 	for ns in r s; do
 		step ip netns exec $ns sysctl -qw net.ipv4.ip_forward=1 \
 			net.ipv6.conf.all.forwarding=1 \
@@ -54,35 +59,48 @@ ecmp_core() {
 			net.ipv6.fib_multipath_hash_policy=1 \
 			net.ipv4.fib_multipath_hash_seed=$ECMP_SEED || return 1
 	done
-	for i in $(seq 0 $((ECMP_LINKS - 1))); do
-		ip -n r link add e$i type veth peer name f$i netns s || return 1
-		ip -n r addr add 10.9.$i.1/24 dev e$i
-		ip -n s addr add 10.9.$i.2/24 dev f$i
-		ip -n r -6 addr add fd09:$i::1/64 dev e$i nodad
-		ip -n s -6 addr add fd09:$i::2/64 dev f$i nodad
-		ip -n r link set e$i up
-		ip -n s link set f$i up
-		ECMP_MAC_R[$i]=$(ecmp_mac r e$i) ECMP_MAC_S[$i]=$(ecmp_mac s f$i)
-		ecmp_link_restore "$i" || return 1
+	for ((i = 0; i < ECMP_LINKS; i++)); do
+		printf -v "ECMP_MAC_R[$i]" '02:00:00:09:%02x:01' "$i"
+		printf -v "ECMP_MAC_S[$i]" '02:00:00:09:%02x:02' "$i"
+		links_r+="link add e$i address ${ECMP_MAC_R[$i]} type veth peer name f$i address ${ECMP_MAC_S[$i]} netns s
+addr add 10.9.$i.1/24 dev e$i
+addr add fd09:$i::1/64 dev e$i nodad
+link set e$i up
+neigh replace 10.9.$i.2 lladdr ${ECMP_MAC_S[$i]} dev e$i nud permanent
+neigh replace fd09:$i::2 lladdr ${ECMP_MAC_S[$i]} dev e$i nud permanent
+"
+		links_s+="addr add 10.9.$i.2/24 dev f$i
+addr add fd09:$i::2/64 dev f$i nodad
+link set f$i up
+neigh replace 10.9.$i.1 lladdr ${ECMP_MAC_R[$i]} dev f$i nud permanent
+neigh replace fd09:$i::1 lladdr ${ECMP_MAC_R[$i]} dev f$i nud permanent
+"
 		hops4_r="$hops4_r nexthop via 10.9.$i.2 dev e$i"
 		hops6_r="$hops6_r nexthop via fd09:$i::2 dev e$i"
 		hops4_s="$hops4_s nexthop via 10.9.$i.1 dev f$i"
 		hops6_s="$hops6_s nexthop via fd09:$i::1 dev f$i"
 	done
-	echo "+ $ECMP_LINKS links e0..e$((ECMP_LINKS - 1)) (r) to f0..f$((ECMP_LINKS - 1)) (s), static neighbours"
-	step ip -n r route replace 10.2.0.0/24 $hops4_r || return 1
-	step ip -n r -6 route replace fd02::/64 $hops6_r || return 1
-	step ip -n s route replace 10.1.0.0/24 $hops4_s || return 1
-	step ip -n s -6 route replace fd01::/64 $hops6_s || return 1
+	ip_batch -n r <<< "$links_r" || return 1
+	ip_batch -n s <<< "$links_s" || return 1
+	ip_batch -n r <<-EOF || return 1
+		route replace 10.2.0.0/24 $hops4_r
+		route replace fd02::/64 $hops6_r
+	EOF
+	ip_batch -n s <<-EOF || return 1
+		route replace 10.1.0.0/24 $hops4_s
+		route replace fd01::/64 $hops6_s
+	EOF
 }
 
 # ecmp_core_undo: the standard topology again (b1 back in r, s gone).
 ecmp_core_undo() {
 	step ip -n s link set b1 netns r || return 1
 	step ip netns del s || return 1
-	step ip -n r addr add $RB4/24 dev b1
-	step ip -n r -6 addr add $RB6/64 dev b1 nodad
-	step ip -n r link set b1 up
+	ip_batch -n r <<-EOF || return 1
+		addr add $RB4/24 dev b1
+		addr add $RB6/64 dev b1 nodad
+		link set b1 up
+	EOF
 	wait_for 10 ip -n r route get $B4
 }
 

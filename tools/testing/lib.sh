@@ -62,6 +62,17 @@ vm_load_stack() {
 	fi
 }
 
+# ip_batch [OPTION...]: the ip commands on stdin, one a line, in one run of
+# "ip OPTION... -batch -" (an exec costs a tenth of a second under TCG);
+# each line is echoed as step does.  The first that fails ends it.
+ip_batch() {
+	local cmds
+
+	cmds=$(cat)
+	sed "s|^|+ ip${*:+ $*} |" <<< "$cmds"
+	ip "$@" -batch - <<< "$cmds"
+}
+
 # The two rxe hosts in init_net, the router in netns r; every route between
 # them leaves through the wire.  The rules key on the output device: rdma_cm's
 # passive side checks the netdev of a REQ with a lookup keyed on it, and
@@ -69,37 +80,45 @@ vm_load_stack() {
 vm_topology() {
 	echo "==> standard topology"
 	step ip link set lo up || return 1
-	step ip netns add r
-	step ip link add a0 type veth peer name a1 netns r
-	step ip link add b0 type veth peer name b1 netns r
-	step ip addr add $A4/24 dev a0
-	step ip addr add $B4/24 dev b0
-	step ip -6 addr add $A6/64 dev a0 nodad
-	step ip -6 addr add $B6/64 dev b0 nodad
-	step ip -n r addr add $RA4/24 dev a1
-	step ip -n r addr add $RB4/24 dev b1
-	step ip -n r -6 addr add $RA6/64 dev a1 nodad
-	step ip -n r -6 addr add $RB6/64 dev b1 nodad
-	step ip -n r link set lo up
-	step ip -n r link set a1 up
-	step ip -n r link set b1 up
-	step ip link set a0 up
-	step ip link set b0 up
+	step ip netns add r || return 1
+	ip_batch <<-EOF || return 1
+		link add a0 type veth peer name a1 netns r
+		link add b0 type veth peer name b1 netns r
+		addr add $A4/24 dev a0
+		addr add $B4/24 dev b0
+		addr add $A6/64 dev a0 nodad
+		addr add $B6/64 dev b0 nodad
+		link set a0 up
+		link set b0 up
+	EOF
+	ip_batch -n r <<-EOF || return 1
+		addr add $RA4/24 dev a1
+		addr add $RB4/24 dev b1
+		addr add $RA6/64 dev a1 nodad
+		addr add $RB6/64 dev b1 nodad
+		link set lo up
+		link set a1 up
+		link set b1 up
+	EOF
 	step ip netns exec r sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
 	step sysctl -qw net.ipv4.conf.all.accept_local=1 net.ipv4.conf.all.rp_filter=0 \
 		net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.a0.rp_filter=0 \
 		net.ipv4.conf.b0.rp_filter=0 net.ipv4.conf.a0.accept_local=1 \
 		net.ipv4.conf.b0.accept_local=1
-	step ip route add 10.2.0.0/24 via $RA4 dev a0 table 100
-	step ip route add 10.1.0.0/24 via $RB4 dev b0 table 101
-	step ip rule add pref 10 to 10.2.0.0/24 oif a0 lookup 100
-	step ip rule add pref 11 to 10.1.0.0/24 oif b0 lookup 101
-	step ip -6 route add fd02::/64 via $RA6 dev a0 table 100
-	step ip -6 route add fd01::/64 via $RB6 dev b0 table 101
-	step ip -6 rule add pref 10 to fd02::/64 oif a0 lookup 100
-	step ip -6 rule add pref 11 to fd01::/64 oif b0 lookup 101
-	step ip -6 rule add pref 100 lookup local
-	step ip -6 rule del pref 0 lookup local
+	ip_batch <<-EOF || return 1
+		route add 10.2.0.0/24 via $RA4 dev a0 table 100
+		route add 10.1.0.0/24 via $RB4 dev b0 table 101
+		rule add pref 10 to 10.2.0.0/24 oif a0 lookup 100
+		rule add pref 11 to 10.1.0.0/24 oif b0 lookup 101
+	EOF
+	ip_batch -6 <<-EOF || return 1
+		route add fd02::/64 via $RA6 dev a0 table 100
+		route add fd01::/64 via $RB6 dev b0 table 101
+		rule add pref 10 to fd02::/64 oif a0 lookup 100
+		rule add pref 11 to fd01::/64 oif b0 lookup 101
+		rule add pref 100 lookup local
+		rule del pref 0 lookup local
+	EOF
 	vm_rxe_links
 }
 
@@ -134,12 +153,34 @@ vm_readd_rxe() {
 	wait_for 10 grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"
 }
 
+# gid_of ADDR: the GID of an IPv6 address, or of an IPv4 address's
+# IPv4-mapped one, as sysfs prints it (fd01::2:
+# fd01:0000:0000:0000:0000:0000:0000:0002).  No fork: the waits poll it.
+gid_of() {
+	local a=$1 head tail h=() t=() g=() x out= i
+
+	if [[ $a != *:* ]]; then
+		IFS=. read -r -a g <<< "$a"
+		printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' "${g[@]}"
+		return
+	fi
+	head=${a%%::*} tail=
+	[[ $a != *::* ]] || tail=${a#*::}
+	IFS=: read -r -a h <<< "$head"
+	IFS=: read -r -a t <<< "$tail"
+	g=("${h[@]}")
+	for ((i = ${#h[@]} + ${#t[@]}; i < 8; i++)); do g+=(0); done
+	g+=("${t[@]}")
+	for x in "${g[@]}"; do
+		printf -v x '%04x' "$((16#$x))"
+		out=$out${out:+:}$x
+	done
+	echo "$out"
+}
+
 # rxe_has_gid DEV IPV6: the device's GID table holds that address.
 rxe_has_gid() {
-	local want
-
-	want=$(python3 -c "import ipaddress,sys; print(ipaddress.ip_address(sys.argv[1]).exploded)" "$2")
-	grep -qi "^${want}$" /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null
+	grep -qx "$(gid_of "$2")" /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null
 }
 
 # ---- connections ----
@@ -227,16 +268,14 @@ run_pair() {
 
 # gid_index DEV IPADDR: index of the RoCE v2 GID of that address.
 gid_index() {
-	local want i
+	local want i d=/sys/class/infiniband/$1/ports/1 gid type
 
-	want=$(python3 -c 'import ipaddress,sys
-a = ipaddress.ip_address(sys.argv[1])
-if a.version == 4:
-    a = ipaddress.IPv6Address("::ffff:" + str(a))
-print(a.exploded)' "$2")
-	for i in $(seq 0 15); do
-		if [ "$(cat /sys/class/infiniband/"$1"/ports/1/gids/"$i" 2>/dev/null)" = "$want" ] &&
-			[ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
+	want=$(gid_of "$2")
+	for ((i = 0; i < 16; i++)); do
+		read -r gid < "$d/gids/$i" 2>/dev/null || continue
+		[ "$gid" = "$want" ] || continue
+		read -r type < "$d/gid_attrs/types/$i" 2>/dev/null || continue
+		if [ "$type" = "RoCE v2" ]; then
 			echo "$i"
 			return
 		fi

@@ -23,7 +23,12 @@ elapsed() {
 
 
 loaded() {
-	grep -q "^$1 " /proc/modules
+	local name rest
+
+	while read -r name rest; do
+		[ "$name" != "$1" ] || return 0
+	done < /proc/modules
+	return 1
 }
 
 no_rdma_devices() {
