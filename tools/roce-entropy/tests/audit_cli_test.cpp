@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "test_paths.h"
 
 namespace roce
 {
@@ -37,7 +38,7 @@ Result run(std::vector<std::string> args)
 
 std::string data(const std::string &name)
 {
-	return std::string(ROCE_TEST_DATA) + "/" + name;
+	return test::data_dir() + "/" + name;
 }
 
 // A file NAME in the test's temporary folder holding TEXT.

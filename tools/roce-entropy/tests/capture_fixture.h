@@ -12,6 +12,7 @@
 
 #include "capture/capture.h"
 #include "synth.h"
+#include "test_paths.h"
 
 namespace roce::test
 {
@@ -114,7 +115,7 @@ inline CaptureSummary judge_file(const std::string &name, Policy policy,
                                  ReadCounts *counts = nullptr)
 {
 	ReadCounts rc;
-	auto pkts = read_capture(std::string(ROCE_TEST_DATA) + "/" + name, rc);
+	auto pkts = read_capture(test::data_dir() + "/" + name, rc);
 	if (counts)
 		*counts = rc;
 	return judge_capture(pkts, policy, 0);

@@ -11,6 +11,7 @@
 #include "capture_fixture.h"
 #include "cli_run.h"
 #include "synth.h"
+#include "test_paths.h"
 
 namespace roce
 {
@@ -20,7 +21,7 @@ namespace
 using namespace roce::test;
 using nlohmann::json;
 
-const std::string kData = ROCE_TEST_DATA;
+const std::string kData = test::data_dir();
 
 // Both hosts of rping-v4-stock.pcapng (RealCapture.RpingIpv4OnStock) on
 // stock 6.12, the rest of the fleet under rfc.

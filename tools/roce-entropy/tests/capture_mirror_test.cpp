@@ -18,6 +18,7 @@
 #include "capture/capture.h"
 #include "capture_fixture.h"
 #include "synth.h"
+#include "test_paths.h"
 
 namespace roce
 {
@@ -26,7 +27,7 @@ namespace
 
 using namespace roce::test;
 
-const std::string kData = ROCE_TEST_DATA;
+const std::string kData = test::data_dir();
 
 struct Variant {
 	const char *name;

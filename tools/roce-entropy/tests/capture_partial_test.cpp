@@ -12,6 +12,7 @@
 #include "capture_fixture.h"
 #include "cli_run.h"
 #include "synth.h"
+#include "test_paths.h"
 
 namespace roce
 {
@@ -21,7 +22,7 @@ namespace
 using namespace roce::test;
 using nlohmann::json;
 
-const std::string kData = ROCE_TEST_DATA;
+const std::string kData = test::data_dir();
 
 // ---- no CM seen: tests/data/*-nocm.pcapng, made with editcap -r ----
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli_run.h"
+#include "test_paths.h"
 
 namespace roce
 {
@@ -51,7 +52,7 @@ TEST(Cli, ApplicationFlowLabelWinsUnderOff)
 // 2^64) >> 44 = 0xc951c, port 0xd52e.
 TEST(Cli, PcapJsonPredictsEveryPolicy)
 {
-	auto r = run({"pcap", ROCE_TEST_DATA "/rping-v6-rfc.pcapng", "--json"});
+	auto r = run({"pcap", test::data_dir() + "/rping-v6-rfc.pcapng", "--json"});
 	ASSERT_EQ(r.status, 0) << r.err;
 	const auto p = nlohmann::json::parse(r.out)["connections"][0]["predicted"];
 	EXPECT_EQ(p["off"]["cm"]["flow_label"], 0);
@@ -77,8 +78,8 @@ TEST(Cli, PcapJsonPredictsEveryPolicy)
 // under linux each UD QP's own port, no QPN flow label.
 TEST(Cli, PcapJsonLinuxUdPorts)
 {
-	auto r =
-	    run({"pcap", ROCE_TEST_DATA "/udaddy-v6-stock.pcapng", "--policy", "linux", "--json"});
+	auto r = run(
+	    {"pcap", test::data_dir() + "/udaddy-v6-stock.pcapng", "--policy", "linux", "--json"});
 	ASSERT_EQ(r.status, 0) << r.err << r.out;
 	const auto p = nlohmann::json::parse(r.out)["connections"][0]["predicted"];
 	EXPECT_FALSE(p["linux"].contains("qpn"));

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "ping.h"
 #include "qps.h"
+#include "test_paths.h"
 #include "wqe_av.h"
 
 namespace roce
@@ -121,8 +122,8 @@ std::set<std::string> help_options(const Command &c)
 std::set<std::string> completions(const Command &c, const std::string &cur)
 {
 	std::string words = c.prog + (c.sub.empty() ? "" : " " + c.sub);
-	const std::string cmd = "bash -c 'source " ROCE_COMPLETION "; COMP_WORDS=(" + words +
-	                        " \"" + cur +
+	const std::string cmd = "bash -c 'source " + test::completion_file() + "; COMP_WORDS=(" +
+	                        words + " \"" + cur +
 	                        "\"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); "
 	                        "_roce_entropy_tools; printf \"%s\\n\" \"${COMPREPLY[@]}\"'";
 	std::unique_ptr<FILE, decltype(&pclose)> p(popen(cmd.c_str(), "r"), &pclose);
@@ -153,7 +154,7 @@ TEST_P(EveryCommand, CompletionOffersEveryOption)
 // man/PROG.1 describes every option --help lists (-h aside).
 TEST_P(EveryCommand, ManPageNamesEveryOption)
 {
-	std::ifstream in(ROCE_MAN_DIR "/" + GetParam().prog + ".1");
+	std::ifstream in(test::man_dir() + "/" + GetParam().prog + ".1");
 	std::stringstream man;
 	man << in.rdbuf();
 	ASSERT_FALSE(man.str().empty());
