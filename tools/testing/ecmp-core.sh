@@ -28,13 +28,16 @@ ecmp_mac() {
 	ip ${1:+-n "$1"} -j link show "$2" | jq -r '.[0].address'
 }
 
+# ecmp_neigh_lines DEV IP4 IP6 MAC: the ip -batch lines that make IP4 and
+# IP6 permanent neighbours on DEV at MAC.
+ecmp_neigh_lines() {
+	printf 'neigh replace %s lladdr %s dev %s nud permanent\n' "$2" "$4" "$1" "$3" "$4" "$1"
+}
+
 # ecmp_neigh NS DEV IP4 IP6 MAC: NS's permanent neighbours IP4 and IP6 on
 # DEV at MAC ("": the initial netns), in one run of ip.
 ecmp_neigh() {
-	ip ${1:+-n "$1"} -batch - <<-EOF
-		neigh replace $3 lladdr $5 dev $2 nud permanent
-		neigh replace $4 lladdr $5 dev $2 nud permanent
-	EOF
+	ecmp_neigh_lines "$2" "$3" "$4" "$5" | ip ${1:+-n "$1"} -batch -
 }
 
 # ecmp_core: split r into r and s, ECMP_LINKS links between them; their
@@ -66,14 +69,12 @@ ecmp_core() {
 addr add 10.9.$i.1/24 dev e$i
 addr add fd09:$i::1/64 dev e$i nodad
 link set e$i up
-neigh replace 10.9.$i.2 lladdr ${ECMP_MAC_S[$i]} dev e$i nud permanent
-neigh replace fd09:$i::2 lladdr ${ECMP_MAC_S[$i]} dev e$i nud permanent
+$(ecmp_neigh_lines e$i 10.9.$i.2 fd09:$i::2 "${ECMP_MAC_S[$i]}")
 "
 		links_s+="addr add 10.9.$i.2/24 dev f$i
 addr add fd09:$i::2/64 dev f$i nodad
 link set f$i up
-neigh replace 10.9.$i.1 lladdr ${ECMP_MAC_R[$i]} dev f$i nud permanent
-neigh replace fd09:$i::1 lladdr ${ECMP_MAC_R[$i]} dev f$i nud permanent
+$(ecmp_neigh_lines f$i 10.9.$i.1 fd09:$i::1 "${ECMP_MAC_R[$i]}")
 "
 		hops4_r="$hops4_r nexthop via 10.9.$i.2 dev e$i"
 		hops6_r="$hops6_r nexthop via fd09:$i::2 dev e$i"

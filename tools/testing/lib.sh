@@ -111,6 +111,7 @@ vm_topology() {
 		rule add pref 10 to 10.2.0.0/24 oif a0 lookup 100
 		rule add pref 11 to 10.1.0.0/24 oif b0 lookup 101
 	EOF
+	# ip rule takes its family from -6, not from the prefix: a run apart
 	ip_batch -6 <<-EOF || return 1
 		route add fd02::/64 via $RA6 dev a0 table 100
 		route add fd01::/64 via $RB6 dev b0 table 101
