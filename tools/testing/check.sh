@@ -29,6 +29,7 @@ rm -rf "$LOGS"
 mkdir -p "$LOGS"
 PASS=0 FAIL=0 SKIP=0
 TIMES=()
+TICKS=$(getconf CLK_TCK)
 start=$SECONDS
 
 # The VM runs of this mode, checked before anything is built.
@@ -75,26 +76,42 @@ count_file() {
 	tail -n +2 <<< "$out" | sed 's/^/  /'
 }
 
-# timed NAME CMD...: run CMD, its time kept for the table.
+# cpu_ticks: CPU (user + system, in clock ticks) that this shell's waited-for
+# children have used so far, in CPU.  Each lane is a subshell of its own,
+# and a fork starts its counters at zero.
+cpu_ticks() {
+	local f
+
+	read -r -a f < "/proc/$BASHPID/stat"
+	CPU=$((f[15] + f[16]))
+}
+
+# timed NAME CMD...: run CMD, its wall and CPU time kept for the table.
 timed() {
-	local name=$1 t=$SECONDS rc
+	local name=$1 t=$SECONDS rc c
 
 	shift
+	cpu_ticks
+	c=$CPU
 	"$@"
 	rc=$?
-	TIMES+=("$name|$((SECONDS - t))")
+	cpu_ticks
+	TIMES+=("$name|$((SECONDS - t))|$(((CPU - c) / TICKS))")
 	return $rc
 }
 
 finish() {
-	local row
+	local row name wall cpu
 
 	echo
-	echo "time per stage:"
+	echo "time per stage (wall and CPU seconds; $(nproc) CPUs):"
+	printf '  %-62s %6s %6s\n' stage wall cpu
 	for row in "${TIMES[@]}"; do
-		printf '  %-44s %5d s\n' "${row%|*}" "${row##*|}"
+		IFS='|' read -r name wall cpu <<< "$row"
+		printf '  %-62s %6s %6s\n' "$name" "$wall" "$cpu"
 	done
-	printf '  %-44s %5d s\n' "make check$dbg" "$((SECONDS - start))"
+	cpu_ticks
+	printf '  %-62s %6d %6d\n' "make check$dbg" "$((SECONDS - start))" "$((CPU / TICKS))"
 	echo "logs: $LOGS"
 	echo "$PASS passed, $FAIL failed, $SKIP skipped"
 	[ "$FAIL" = 0 ]
@@ -181,15 +198,18 @@ VM_JOBS=${VM_JOBS:-2}
 [[ $VM_JOBS =~ ^[1-9][0-9]*$ ]] || die "VM_JOBS=$VM_JOBS: give a number of VMs to run at once (1 or more)"
 
 # task ID CMD...: run CMD (output to $LOGS/ID.log unless redirected by the
-# caller), keep its status and time.
+# caller), keep its status and its wall and CPU time.
 task() {
-	local id=$1 t=$SECONDS rc
+	local id=$1 t=$SECONDS rc c
 
 	shift
+	cpu_ticks
+	c=$CPU
 	"$@"
 	rc=$?
+	cpu_ticks
 	echo $rc > "$LOGS/$id.rc"
-	echo $((SECONDS - t)) > "$LOGS/$id.time"
+	echo "$((SECONDS - t))|$(((CPU - c) / TICKS))" > "$LOGS/$id.time"
 	return $rc
 }
 
@@ -198,9 +218,9 @@ task_rc() {
 	cat "$LOGS/$1.rc" 2>/dev/null || echo 1
 }
 
-# task_time ID: its seconds, for the table.
+# task_time ID: its wall and CPU seconds, "wall|cpu", for the table.
 task_time() {
-	cat "$LOGS/$1.time" 2>/dev/null || echo 0
+	cat "$LOGS/$1.time" 2>/dev/null || echo "0|0"
 }
 
 # vm_slot: wait for one of the VM_JOBS slots; SLOT is then an open file
@@ -281,6 +301,8 @@ if [ "$DEBUG" != 1 ] && [ -n "$(runs_of dist dist-removed)" ]; then
 fi
 fuzz_secs=${FUZZ_SECONDS:-30}
 lanes_start=$SECONDS
+cpu_ticks
+lanes_cpu=$CPU
 
 # The longest first, so that the short ones fill the end: make demo, then
 # the rows in their order.
@@ -342,7 +364,8 @@ vm_lane > "$LOGS/lane-vm.log" 2>&1 &
 [ "$DEBUG" = 1 ] || fuzz_lane > "$LOGS/lane-fuzz.log" 2>&1 &
 [ -z "$dist" ] || dist_lane > "$LOGS/lane-dist.log" 2>&1 &
 wait
-TIMES+=("lanes: VM runs, fuzzing, distribution kernel (wall)|$((SECONDS - lanes_start))")
+cpu_ticks
+TIMES+=("lanes: VM runs, fuzzing, distribution kernel|$((SECONDS - lanes_start))|$(((CPU - lanes_cpu) / TICKS))")
 
 # count_task ID DESCRIPTION: one result from a task's status.
 count_task() {
