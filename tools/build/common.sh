@@ -30,6 +30,18 @@ fi
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# cmake_launcher: LAUNCHER, the cmake arguments that compile through ccache
+# when it is installed.  Its files live in the cache, and paths under the
+# repository are hashed relative to it (without the build directory, which
+# -g would otherwise add), so a fresh clone's compiles are hits.
+cmake_launcher() {
+	LAUNCHER=()
+	command -v ccache >/dev/null || return 0
+	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+	export CCACHE_BASEDIR=$REPO CCACHE_NOHASHDIR=true
+	LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+}
+
 # ksrc_init [rdma]: set KSRC and KVER, extracting Debian's source when
 # needed.  With "rdma" (builds against an installed kernel, DKMS) the RDMA
 # directories are enough: unless the whole tree is there already, only

@@ -31,13 +31,9 @@ command -v clang++ >/dev/null || die "clang++ is missing: run 'make deps'"
 
 say "fuzz: building the libFuzzer targets (clang++, ASan, UBSan) in $dir"
 mkdir -p "$dir"
-launcher=()
-if command -v ccache >/dev/null; then
-	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
-	launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
+cmake_launcher
 cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-	"${launcher[@]}" -DROCE_FUZZ=ON > "$dir.cmake.log" 2>&1 ||
+	"${LAUNCHER[@]}" -DROCE_FUZZ=ON > "$dir.cmake.log" 2>&1 ||
 	{ tail -n 20 "$dir.cmake.log"; die "cmake failed in $dir ($dir.cmake.log)"; }
 # shellcheck disable=SC2046
 cmake --build "$dir" -j"$JOBS" $(for t in $targets; do echo --target "roce_fuzz_$t"; done) \

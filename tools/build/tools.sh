@@ -6,15 +6,7 @@
 . "$(dirname "$0")/common.sh"
 
 src=$REPO/tools/roce-entropy
-# ccache, when installed, keeps the compiler's work across build trees (a
-# fresh clone builds from it): its files live in the cache, and paths under
-# the repository are hashed relative to it, so another clone's hits count.
-launcher=()
-if command -v ccache >/dev/null; then
-	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
-	export CCACHE_BASEDIR=$REPO CCACHE_NOHASHDIR=true
-	launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
+cmake_launcher
 
 build() {
 	local dir=$1
@@ -23,10 +15,10 @@ build() {
 	# A build tree left by an older layout of the sources cannot always be
 	# generated over (a program's file where a folder now goes): once, start
 	# it again.
-	cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" "$@" \
+	cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${LAUNCHER[@]}" "$@" \
 		> "$dir.cmake.log" 2>&1 ||
 		{ rm -rf "$dir" && cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-			"${launcher[@]}" "$@" > "$dir.cmake.log" 2>&1; } ||
+			"${LAUNCHER[@]}" "$@" > "$dir.cmake.log" 2>&1; } ||
 		{ cat "$dir.cmake.log"; die "cmake failed in $dir"; }
 	cmake --build "$dir" -j"$JOBS" > "$dir.build.log" 2>&1 ||
 		{ grep -E 'error|warning' "$dir.build.log" | head -n 30; die "the C++ build failed: $dir.build.log"; }
