@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: every test, from nothing.  Each stage's results are read from
 # what it writes for machines: KTAP (the series check, the VM runs, the
-# KUnit module) through the kernel's kunit.py, ctest's JUnit, the demo's
-# JSON.  Ends with the time of each stage and "N passed, N failed".
+# KUnit module) through the kernel's kunit.py, GoogleTest's JUnit XML, the
+# demo's JSON.  Ends with the wall and CPU time of each stage and "N passed,
+# N failed".
 #
 #   DEBUG=1      the VM runs marked "debug" in tools/testing/runs, on the
 #                debug kernel (KASAN, lockdep, kmemleak), with our modules
@@ -157,11 +158,12 @@ if [ "$DEBUG" != 1 ]; then
 	say "C++ tooling: build, clang-format, GoogleTest under ASan/UBSan"
 	timed "C++ tooling" "$REPO/tools/build/tools.sh" test > "$LOGS/tools.log" 2>&1
 	rc=$?
-	if [ -f "$BUILD/tools-asan/junit.xml" ]; then
-		count_file junit "$BUILD/tools-asan/junit.xml" "GoogleTest (ctest's JUnit)"
-	else
+	if [ -n "$(ls "$BUILD"/tools-asan/gtest/*.xml 2>/dev/null)" ]; then
+		count_file junit "$BUILD/tools-asan/gtest" "GoogleTest (its JUnit XML)"
+	fi
+	if [ $rc != 0 ]; then
 		tail -n 30 "$LOGS/tools.log"
-		count FAIL "C++ tooling: build (log $LOGS/tools.log)"
+		count FAIL "C++ tooling: build, GoogleTest, install check (log $LOGS/tools.log)"
 	fi
 	[ -x "$BUILD/bin/roce-entropy" ] || finish
 	if clang-format --dry-run --Werror $(cd "$REPO" && git ls-files 'tools/roce-entropy/*.cpp' \

@@ -6,7 +6,8 @@ output, never from free text:
   results.py ktap KSRC FILE    KTAP (a VM run's results.ktap, the series
                                check, the KUnit module's output), read by
                                the kernel's kunit.py parse --json
-  results.py junit FILE        ctest --output-junit
+  results.py junit FILE|DIR    JUnit XML: GoogleTest's --gtest_output=xml
+                               (every *.xml of DIR) or ctest --output-junit
 
 Prints one line, "pass N fail N skip N", then one line per failed test,
 "not ok: NAME"; exits 0 when there is at least one result and no failure,
@@ -49,16 +50,27 @@ def ktap(ksrc, path):
 
 
 def junit(path):
-    """Results of a JUnit file (ctest) as (name, status) pairs."""
+    """Results of a JUnit file, or of every *.xml in a directory, as (name,
+    status) pairs.  GoogleTest names a case by its suite (classname) and
+    name, ctest by one name."""
+    if os.path.isdir(path):
+        files = sorted(os.path.join(path, f) for f in os.listdir(path)
+                       if f.endswith('.xml'))
+    else:
+        files = [path]
     results = []
-    for case in ET.parse(path).getroot().iter('testcase'):
-        if case.find('failure') is not None or case.find('error') is not None:
-            status = 'FAIL'
-        elif case.find('skipped') is not None or case.get('status') == 'notrun':
-            status = 'SKIP'
-        else:
-            status = 'PASS'
-        results.append((case.get('name', '?'), status))
+    for f in files:
+        for case in ET.parse(f).getroot().iter('testcase'):
+            if case.find('failure') is not None or case.find('error') is not None:
+                status = 'FAIL'
+            elif case.find('skipped') is not None or case.get('status') == 'notrun':
+                status = 'SKIP'
+            else:
+                status = 'PASS'
+            name = case.get('name', '?')
+            if case.get('classname'):
+                name = f"{case.get('classname')}.{name}"
+            results.append((name, status))
     return results
 
 
