@@ -404,9 +404,10 @@ vm_dmesg_clean() {
 
 # ---- results, in KTAP ----
 
-# check DESCRIPTION CMD...: one result, ok when CMD succeeds.
+# check DESCRIPTION CMD...: one result, ok when CMD succeeds, then its time
+# (a "#" line: the next slow check shows).
 check() {
-	local desc=$1
+	local desc=$1 t=$SECONDS
 
 	shift
 	if "$@"; then
@@ -414,6 +415,7 @@ check() {
 	else
 		ktap_test_fail "$desc"
 	fi
+	echo "# $((SECONDS - t)) s"
 }
 
 # skip DESCRIPTION: a result that was not judged, with the reason in

@@ -82,10 +82,12 @@ knob_switch() {
 	[ "$(ports_of_qpn "$lq")" = "$lp" ] && [ "$(ports_of_qpn "$sq")" = "$sp" ]
 }
 
-# 32 concurrent rping connections under rfc: each on its predicted port.
-# The server is one persistent rping (-P), a thread per connection.
+# 32 concurrent rping connections under rfc: each on its predicted port,
+# judged by roce-entropy pcap (every packet both ways, CM MADs included),
+# and 32 distinct ports.  The server is one persistent rping (-P), a thread
+# per connection.
 many() {
-	local spid pids=() i rc=0 expected seen n=32
+	local spid pids=() i rc=0 n=32
 
 	set_policy rfc
 	capture_start many
@@ -105,16 +107,19 @@ many() {
 	done
 	kill $spid
 	wait $spid
-	capture_fields $REQ_FIELDS
+	capture_end
 	[ $rc = 0 ] || { echo "  a client failed"; return 1; }
-	expected=$(req_fields infiniband.cm.req.ip_cm.sport infiniband.cm.req.serviceid.dport |
-		while read -r s d; do predict --policy rfc --cm-ports "$s" "$d" | cut -d' ' -f2; done |
-		sort -u)
-	seen=$(fields udp.srcport | sort -u)
-	echo "  $(req_fields infiniband.cm.req.localqpn | wc -l) CM REQs," \
-		"$(echo $seen | wc -w) distinct UDP source ports for $n connections"
-	echo "# 32 concurrent rdma_cm connections: $(echo $seen | wc -w) distinct source ports"
-	[ "$(req_fields infiniband.cm.req.localqpn | wc -l)" = $n ] && [ "$seen" = "$expected" ]
+	"$TOOL" pcap "$CAP" --policy rfc --json > "$CAP.json" 2> "$CAP.err" ||
+		{ cat "$CAP.err"; return 1; }
+	jq -r --argjson n $n '[.connections[] | select(.transport == "RC")] as $c |
+		"  \($c | length) rdma_cm RC connections, \([$c[].udp_sports[]] | unique | length) distinct UDP source ports, \([$c[] | select(.verdict != "ok")] | length) off their prediction",
+		"# 32 concurrent rdma_cm connections: \([$c[].udp_sports[]] | unique | length) distinct source ports"' \
+		"$CAP.json"
+	jq -e --argjson n $n '[.connections[] | select(.transport == "RC")] as $c |
+		($c | length) == $n and ([$c[].udp_sports[]] | unique | length) == $n and
+		all($c[]; .verdict == "ok" and .cm_ports != null and .cm_mads >= 2 and
+			(.udp_sports | length) == 1 and
+			.forward.data_packets > 0 and .reverse.data_packets > 0)' "$CAP.json" > /dev/null
 }
 
 check "a knob switch changes the next connection and leaves the running one alone" knob_switch
