@@ -19,8 +19,11 @@
 # one roce_entropy_repath event per move counted; the longest gap between
 # two acknowledged messages is printed against 50 ms + 3 timeouts.  With
 # it off the failures are counted and printed as the baseline, not judged,
-# and nothing moves.  IPv4 with re-path
-# off and on, then IPv6 with it on.  The standard topology is put back.
+# and nothing moves.  The runs, RTE_FAILOVER_RUNS (default
+# v4-off,v4-on,v6-on): IPv4 with re-path off and on, IPv6 with it on.
+# make check runs v6-on alone: make demo's failover act judges the same of
+# 64 IPv4 connections with re-path off and on (tools/testing/runs).  The
+# standard topology is put back.
 . "$rte_repo/tools/testing/lib.sh"
 . "$rte_repo/tools/testing/ecmp-core.sh"
 
@@ -92,9 +95,13 @@ check "the ECMP core: $ECMP_LINKS links between routers r and s" ecmp_core || { 
 check "the roce_entropy_repath trace event exists and is enabled" ecmp_trace_on
 set_policy rfc
 
-for r in "v4-off 4 off" "v4-on 4 on" "v6-on 6 on"; do
-	set -- $r
-	tag=$1 fam=$2 repath=$3
+IFS=, read -r -a RUNS <<< "${RTE_FAILOVER_RUNS:-v4-off,v4-on,v6-on}"
+for tag in "${RUNS[@]}"; do
+	case $tag in
+	v4-off|v4-on|v6-off|v6-on) ;;
+	*) check "RTE_FAILOVER_RUNS: '$tag' is a run (v4-off, v4-on, v6-off, v6-on)" false; continue ;;
+	esac
+	fam=${tag:1:1} repath=${tag#*-}
 	t0=$SECONDS
 	if ! check "IPv$fam, re-path $repath: $N connections up, one link black-holed each way" \
 		run "$tag" "$fam" "$repath"; then
