@@ -101,11 +101,6 @@ host_routes() {
 	done
 }
 
-# counter NS DEV WHAT: one interface counter.
-counter() {
-	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"
-}
-
 # counters: the phase's counters as JSON: packets out of each of r's e*
 # (A to B) and s's f* (B to A); what each next hop received, per family
 # (IPv4: a1's own, all it received less what its macvlans took, then
@@ -114,19 +109,22 @@ counter() {
 # over a phase can come out a few below 0 when it took no RoCE traffic:
 # the phase's next-hop counts are 0 at least (hops() below).
 counters() {
-	local i fwd= rev= all sum=0 n4= n6= n
+	local i fwd rev f=(/sys/class/net/a1/statistics/rx_packets) r sum=0 n4= n6= IFS=,
 
-	for i in $(seq 0 $((LINKS - 1))); do
-		fwd="$fwd${fwd:+,}$(counter r e$i tx_packets)"
-		rev="$rev${rev:+,}$(counter s f$i tx_packets)"
+	ecmp_tx_read r e || return 1
+	fwd="${TX[*]}"
+	ecmp_tx_read s f || return 1
+	rev="${TX[*]}"
+	for ((i = 1; i < 2 * HOPS; i++)); do
+		f+=("/sys/class/net/a1m$i/statistics/rx_packets")
 	done
-	all=$(counter r a1 rx_packets)
-	for i in $(seq 1 $((2 * HOPS - 1))); do
-		n=$(counter r a1m$i rx_packets)
-		sum=$((sum + n))
-		if [ "$i" -lt "$HOPS" ]; then n4="$n4,$n"; else n6="$n6${n6:+,}$n"; fi
+	mapfile -t r < <(ns_counters r "${f[@]}")
+	[ ${#r[@]} = $((2 * HOPS)) ] || return 1
+	for ((i = 1; i < 2 * HOPS; i++)); do
+		sum=$((sum + r[i]))
+		if [ "$i" -lt "$HOPS" ]; then n4="$n4,${r[i]}"; else n6="$n6${n6:+,}${r[i]}"; fi
 	done
-	echo "{\"forward\": [$fwd], \"reverse\": [$rev], \"ipv4\": [$((all - sum))$n4], \"ipv6\": [$n6]}"
+	echo "{\"forward\": [$fwd], \"reverse\": [$rev], \"ipv4\": [$((r[0] - sum))$n4], \"ipv6\": [$n6]}"
 }
 
 # capture_phase NAME: capture RoCE v2 on r's links into

@@ -125,14 +125,28 @@ ecmp_blackhole() {
 	echo "+ link $link: black hole $dir"
 }
 
-# ecmp_tx NS PREFIX: the tx packets of PREFIX0..PREFIXn, a JSON array.
-ecmp_tx() {
-	local i out=
+# ns_counters NS FILE...: the numbers in FILEs (under NS's /sys), one
+# line each, from one cat in NS.
+ns_counters() {
+	ip netns exec "$1" cat "${@:2}"
+}
 
-	for i in $(seq 0 $((ECMP_LINKS - 1))); do
-		out="$out${out:+,}$(ip netns exec "$1" cat /sys/class/net/"$2$i"/statistics/tx_packets)"
+# ecmp_tx_read NS PREFIX: TX, the tx packets of PREFIX0..PREFIXn.
+ecmp_tx_read() {
+	local i f=()
+
+	for ((i = 0; i < ECMP_LINKS; i++)); do
+		f+=("/sys/class/net/$2$i/statistics/tx_packets")
 	done
-	echo "[$out]"
+	mapfile -t TX < <(ns_counters "$1" "${f[@]}")
+	[ ${#TX[@]} = "$ECMP_LINKS" ]
+}
+
+# ecmp_tx NS PREFIX: the same as a JSON array.
+ecmp_tx() {
+	local IFS=,
+
+	ecmp_tx_read "$1" "$2" && echo "[${TX[*]}]"
 }
 
 # ecmp_busiest BEFORE AFTER: the index of the link whose count grew most.
@@ -171,11 +185,14 @@ ecmp_moves() {
 # ecmp_flowing N: N connections are up and their messages flow: the links
 # carried a few packets per connection since $ECMP_TX0.
 ecmp_flowing() {
-	local now
+	local a i n=0
 
-	now=$(ecmp_tx r e)
-	[ "$(jq -n --argjson a "$ECMP_TX0" --argjson b "$now" \
-		'[range($b | length) as $i | $b[$i] - $a[$i]] | add')" -ge $(($1 * 6)) ]
+	ecmp_tx_read r e || return 1
+	IFS=, read -r -a a <<< "${ECMP_TX0//[][]/}"
+	for i in "${!TX[@]}"; do
+		n=$((n + TX[i] - a[i]))
+	done
+	[ $n -ge $(($1 * 6)) ]
 }
 
 # ecmp_failover OUT FAMILY N DIR...: N rdma_cm RC connections from A to B

@@ -22,6 +22,14 @@ RDMA_MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe"
 
 step() { echo "+ $*"; "$@"; }
 
+# nap SECONDS: sleep without a process: read times out on a pipe that
+# nobody writes (under TCG an exec of sleep costs 0.05-0.35 s, and
+# wait_for polls ten times a second).
+exec {NAP_FD}<> <(:)
+nap() {
+	read -r -t "$1" -u "$NAP_FD" _ || :
+}
+
 # wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
 # RTE_WAIT_SCALE=N multiplies SECONDS: the debug kernel (make check-debug)
 # runs everything several times slower under TCG.
@@ -34,7 +42,7 @@ wait_for() {
 			echo "timed out waiting for: $*" >&2
 			return 1
 		fi
-		sleep 0.1
+		nap 0.1
 	done
 }
 
@@ -206,9 +214,10 @@ set_repath() {
 # repath_moves DEV: "REQUESTER RESPONDER", the moves DEV's RC QPs made as
 # requesters and as responders (its hw counters).
 repath_moves() {
-	local d=/sys/class/infiniband/$1/ports/1/hw_counters
+	local d=/sys/class/infiniband/$1/ports/1/hw_counters req resp
 
-	echo "$(cat $d/repath_requester) $(cat $d/repath_responder)"
+	read -r req < $d/repath_requester && read -r resp < $d/repath_responder &&
+		echo "$req $resp"
 }
 
 # The waits below poll every 0.1 s, several at a time: they fork as little
