@@ -136,8 +136,8 @@ vm_topology() {
 vm_rxe_links() {
 	step rdma link add rxea type rxe netdev a0 || return 1
 	step rdma link add rxeb type rxe netdev b0 || return 1
-	wait_for 10 grep -q ACTIVE /sys/class/infiniband/rxea/ports/1/state || return 1
-	wait_for 10 grep -q ACTIVE /sys/class/infiniband/rxeb/ports/1/state || return 1
+	wait_for 10 port_active rxea || return 1
+	wait_for 10 port_active rxeb || return 1
 	wait_for 10 rxe_has_gid rxea "$A6" || return 1
 	wait_for 10 rxe_has_gid rxeb "$B6" || return 1
 }
@@ -147,7 +147,7 @@ vm_unload_stack() {
 	local m
 
 	step rdma link delete rxea && step rdma link delete rxeb &&
-		wait_for 10 bash -c '[ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]' || return 1
+		wait_for 10 no_rdma_devices || return 1
 	for m in $(echo $RDMA_MODULES | tr ' ' '\n' | tac); do
 		step rmmod "$m" || return 1
 	done
@@ -157,9 +157,9 @@ vm_unload_stack() {
 # the device registers again.
 vm_readd_rxe() {
 	step rdma link delete "$1" || return 1
-	wait_for 10 bash -c "[ ! -e /sys/class/infiniband/$1 ]" || return 1
+	wait_for 10 no_rdma_device "$1" || return 1
 	step rdma link add "$1" type rxe netdev "$2" || return 1
-	wait_for 10 grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"
+	wait_for 10 port_active "$1"
 }
 
 # gid_of ADDR: the GID of an IPv6 address, or of an IPv4 address's
@@ -242,6 +242,35 @@ ping_listening() {
 	local line
 
 	read -r line < "$1" && [[ $line == "listening on"* ]]
+}
+
+# port_active DEV: port 1 of RDMA device DEV is ACTIVE.
+port_active() {
+	local state
+
+	read -r state < "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null &&
+		[[ $state == *ACTIVE ]]
+}
+
+# no_rdma_device DEV: no RDMA device DEV; no_rdma_devices: none at all.
+no_rdma_device() {
+	[ ! -e "/sys/class/infiniband/$1" ]
+}
+
+no_rdma_devices() {
+	local d=(/sys/class/infiniband/*)
+
+	[ ! -e "${d[0]}" ]
+}
+
+# cm_connected N: at least N rdma_cm IDs are connected (both ends count).
+cm_connected() {
+	local ids
+
+	ids=$(rdma resource show cm_id) || return 1
+	ids=${ids//state CONNECT/@}
+	ids=${ids//[^@]/}
+	[ ${#ids} -ge "$1" ]
 }
 
 # gone PID: the process has exited.

@@ -21,7 +21,6 @@ elapsed() {
 	echo "$1 $2" | awk '{ printf "%.1f", $2 - $1 }'
 }
 
-
 loaded() {
 	local name rest
 
@@ -29,10 +28,6 @@ loaded() {
 		[ "$name" != "$1" ] || return 0
 	done < /proc/modules
 	return 1
-}
-
-no_rdma_devices() {
-	[ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]
 }
 
 # unload ROUND: the devices, then every module of the stack, last loaded
@@ -64,7 +59,7 @@ connect() {
 	spid=$!
 	wait_for 15 cm_listening "$server" || { kill $spid; cat /tmp/lifecycle-server.log; return 1; }
 	timeout 60 "$PING" client --bind "$client" --server "$server" --messages 5 || rc=1
-	wait_for 20 bash -c "! kill -0 $spid 2>/dev/null" || { kill $spid; rc=1; }
+	wait_for 20 gone $spid || { kill $spid; rc=1; }
 	wait $spid || { cat /tmp/lifecycle-server.log; rc=1; }
 	return $rc
 }

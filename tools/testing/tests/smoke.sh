@@ -33,7 +33,7 @@ rping_ok() {
 		return 1
 	fi
 	step timeout 60 rping -c -a "$1" -I "$2" -C 3 -v || rc=1
-	wait_for 10 bash -c "! kill -0 $spid" || { kill $spid; rc=1; }
+	wait_for 10 gone $spid || { kill $spid; rc=1; }
 	wait $spid || rc=1
 	after=$(router_rx)
 	echo "  router forwarded $((after - before)) packets"

@@ -30,11 +30,6 @@ LOOPS=4 # of 2 connections each
 STORM_CONNECTIONS=0 STORM_DMESG_AT=0
 
 
-# connected N: at least N rdma_cm ids are connected (both ends count).
-connected() {
-	[ "$(rdma resource show cm_id | grep -c 'state CONNECT')" -ge "$1" ]
-}
-
 # short_loop I SERVER BIND: connect 2, ping 20 times, disconnect, until the
 # storm ends; counts runs and failures in /tmp/short-I.
 short_loop() {
@@ -184,7 +179,7 @@ run_storm() {
 	"$PING" client --bind "$A6" --server "$B6" --connections $LONG_PER_FAMILY \
 		--messages 5 --until $STOP --timeout 60 > /tmp/long-6.log 2>&1 &
 	lpids+=($!)
-	wait_for 120 connected $((4 * LONG_PER_FAMILY)) || { echo "  long connections not up"; rc=1; }
+	wait_for 120 cm_connected $((4 * LONG_PER_FAMILY)) || { echo "  long connections not up"; rc=1; }
 	for i in $(seq $LOOPS); do
 		if [ $((i % 2)) = 1 ]; then
 			short_loop "$i" "$B4" "$A4" &
@@ -234,7 +229,7 @@ mixed() {
 	spid=$!
 	wait_for 10 cm_listening "$B4" || rc=1
 	timeout 60 "$PING" client --bind "$A4" --server "$B4" --messages 5 > /dev/null || rc=1
-	wait_for 20 bash -c "! kill -0 $spid 2>/dev/null" || { kill $spid; rc=1; }
+	wait_for 20 gone $spid || { kill $spid; rc=1; }
 	wait $spid || rc=1
 	capture_end
 	step set_policy rfc

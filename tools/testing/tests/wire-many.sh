@@ -52,7 +52,7 @@ knob_switch() {
 	"${client[@]}" --until $stop > "$rte_out/switch-long.log" 2>&1 &
 	lpid=$!
 	# connected (its route, and so its flow label, resolved under rfc)
-	wait_for 60 bash -c "rdma resource show cm_id | grep -q 'state CONNECT'" ||
+	wait_for 60 cm_connected 1 ||
 		knob_switch_fail "the first connection did not connect"
 	step set_policy mix
 	timeout 120 "${client[@]}" > "$rte_out/switch-short.log" 2>&1 ||
