@@ -74,31 +74,37 @@ core() {
 # 0xC000-0xFFFF by UDP source port.  IPv4: r's a1 and macvlans a1m1..a1m3;
 # IPv6: macvlans a1m4..a1m7.
 host_routes() {
-	local j m gw gw6 lo range width=$((0x4000 / HOPS))
+	local j m gw gw6 lo range width=$((0x4000 / HOPS)) mac macvlans= neigh routes= rules4= rules6=
 
-	ecmp_neigh "" a0 $RA4 $RA6 "$(ecmp_mac r a1)" || return 1
-	for m in $(seq 1 $((2 * HOPS - 1))); do
-		step ip -n r link add link a1 name a1m$m type macvlan mode private || return 1
-		step ip -n r addr add 10.1.0.1$m/24 dev a1m$m
-		step ip -n r -6 addr add fd01::1$m/64 dev a1m$m nodad
-		step ip -n r link set a1m$m up
-		ecmp_neigh "" a0 10.1.0.1$m fd01::1$m "$(ecmp_mac r a1m$m)" || return 1
+	neigh=$(ecmp_neigh_lines a0 $RA4 $RA6 "$(ecmp_mac r a1)")$'\n'
+	for ((m = 1; m < 2 * HOPS; m++)); do
+		printf -v mac '02:00:00:0a:%02x:01' "$m"
+		macvlans+="link add link a1 name a1m$m address $mac type macvlan mode private
+addr add 10.1.0.1$m/24 dev a1m$m
+addr add fd01::1$m/64 dev a1m$m nodad
+link set a1m$m up
+"
+		neigh+=$(ecmp_neigh_lines a0 10.1.0.1$m fd01::1$m $mac)$'\n'
 	done
-	for j in $(seq 0 $((HOPS - 1))); do
+	for ((j = 0; j < HOPS; j++)); do
 		gw=10.1.0.1$j gw6=fd01::1$((HOPS + j))
 		[ "$j" != 0 ] || gw=$RA4
 		lo=$((0xC000 + j * width))
-		step ip route add 10.2.0.0/24 via $gw dev a0 table $((200 + j)) || return 1
-		step ip -6 route add fd02::/64 via $gw6 dev a0 table $((200 + j)) || return 1
 		# The kernel refuses a range ending at 65535: the last quarter
 		# is the rest of UDP.
 		range="sport $lo-$((lo + width - 1))"
 		[ "$j" != $((HOPS - 1)) ] || range=
-		step ip rule add pref $((5 + j)) to 10.2.0.0/24 oif a0 ipproto udp \
-			$range lookup $((200 + j)) || return 1
-		step ip -6 rule add pref $((5 + j)) to fd02::/64 oif a0 ipproto udp \
-			$range lookup $((200 + j)) || return 1
+		routes+="route add 10.2.0.0/24 via $gw dev a0 table $((200 + j))
+route add fd02::/64 via $gw6 dev a0 table $((200 + j))
+"
+		rules4+="rule add pref $((5 + j)) to 10.2.0.0/24 oif a0 ipproto udp $range lookup $((200 + j))
+"
+		rules6+="rule add pref $((5 + j)) to fd02::/64 oif a0 ipproto udp $range lookup $((200 + j))
+"
 	done
+	# ip rule takes its family from -6, not from the prefix
+	ip_batch -n r <<< "$macvlans" && ip_batch <<< "$neigh$routes$rules4" &&
+		ip_batch -6 <<< "$rules6"
 }
 
 # counters: the phase's counters as JSON: packets out of each of r's e*
@@ -118,7 +124,7 @@ counters() {
 	for ((i = 1; i < 2 * HOPS; i++)); do
 		f+=("/sys/class/net/a1m$i/statistics/rx_packets")
 	done
-	mapfile -t r < <(ns_counters r "${f[@]}")
+	mapfile -t r < <(ns_read r "${f[@]}")
 	[ ${#r[@]} = $((2 * HOPS)) ] || return 1
 	for ((i = 1; i < 2 * HOPS; i++)); do
 		sum=$((sum + r[i]))
@@ -251,10 +257,11 @@ fi
 declare -A GID
 GID[a-ipv4]=$(gid_index rxea $A4) GID[b-ipv4]=$(gid_index rxeb $B4)
 GID[a-ipv6]=$(gid_index rxea $A6) GID[b-ipv6]=$(gid_index rxeb $B6)
-IFINDEX=()
-for i in $(seq 0 $((LINKS - 1))); do
-	IFINDEX+=("$(ip -n r -j link show e$i | jq '.[0].ifindex')")
+f=()
+for ((i = 0; i < LINKS; i++)); do
+	f+=("/sys/class/net/e$i/ifindex")
 done
+mapfile -t IFINDEX < <(ns_read r "${f[@]}")
 jq -n --argjson n "$N" --argjson links "$LINKS" --argjson hops "$HOPS" --argjson m "$MESSAGES" \
 	--argjson seed "$SEED" --arg a4 $A4 --arg b4 $B4 --arg a6 $A6 --arg b6 $B6 \
 	--argjson ifindex "[$(IFS=,; echo "${IFINDEX[*]}")]" \

@@ -23,9 +23,21 @@ ECMP_SEED=${ECMP_SEED:-1234}
 # A MAC no interface has (locally administered).
 ECMP_NOWHERE=02:00:5e:00:de:ad
 
+# ns_read NS FILE...: FILEs of NS's /sys (sysfs shows a netns's own
+# interfaces), one cat in NS.
+ns_read() {
+	ip netns exec "$1" cat "${@:2}"
+}
+
 # ecmp_mac NS DEV: DEV's MAC address, in netns NS ("": the initial one).
 ecmp_mac() {
-	ip ${1:+-n "$1"} -j link show "$2" | jq -r '.[0].address'
+	local mac
+
+	if [ -z "$1" ]; then
+		read -r mac < "/sys/class/net/$2/address" && echo "$mac"
+	else
+		ns_read "$1" "/sys/class/net/$2/address"
+	fi
 }
 
 # ecmp_neigh_lines DEV IP4 IP6 MAC: the ip -batch lines that make IP4 and
@@ -125,12 +137,6 @@ ecmp_blackhole() {
 	echo "+ link $link: black hole $dir"
 }
 
-# ns_counters NS FILE...: the numbers in FILEs (under NS's /sys), one
-# line each, from one cat in NS.
-ns_counters() {
-	ip netns exec "$1" cat "${@:2}"
-}
-
 # ecmp_tx_read NS PREFIX: TX, the tx packets of PREFIX0..PREFIXn.
 ecmp_tx_read() {
 	local i f=()
@@ -138,7 +144,7 @@ ecmp_tx_read() {
 	for ((i = 0; i < ECMP_LINKS; i++)); do
 		f+=("/sys/class/net/$2$i/statistics/tx_packets")
 	done
-	mapfile -t TX < <(ns_counters "$1" "${f[@]}")
+	mapfile -t TX < <(ns_read "$1" "${f[@]}")
 	[ ${#TX[@]} = "$ECMP_LINKS" ]
 }
 
