@@ -61,8 +61,12 @@ mkdir -p "$WORK"
 progress() { echo "==> demo: $*"; }
 
 # The ECMP core (ecmp-core.sh), and the hosts and routers knowing each
-# other's MACs too: no neighbour discovery during a phase.
+# other's MACs too: no neighbour discovery during a phase.  Nor router
+# solicitations: a0 sends them for ever, at doubling intervals, to every
+# next hop of the host routes at once (a multicast frame counts on a1 and
+# on each macvlan).
 core() {
+	step sysctl -qw net.ipv6.conf.a0.router_solicitations=0 || return 1
 	ecmp_core || return 1
 	ecmp_neigh r a1 $A4 $A6 "$(ecmp_mac "" a0)" &&
 		ecmp_neigh s b1 $B4 $B6 "$(ecmp_mac "" b0)" &&
@@ -110,10 +114,10 @@ route add fd02::/64 via $gw6 dev a0 table $((200 + j))
 # counters: the phase's counters as JSON: packets out of each of r's e*
 # (A to B) and s's f* (B to A); what each next hop received, per family
 # (IPv4: a1's own, all it received less what its macvlans took, then
-# a1m1..a1m3; IPv6: a1m4..a1m7).  A multicast frame (IPv6 neighbour
-# discovery) counts once on a1 and once on each macvlan, so a1's own count
-# over a phase can come out a few below 0 when it took no RoCE traffic:
-# the phase's next-hop counts are 0 at least (hops() below).
+# a1m1..a1m3; IPv6: a1m4..a1m7).  A multicast frame would count once on
+# a1 and once on each macvlan, so a1's own count over a phase could come
+# out below 0 when it took no RoCE traffic: the phase's next-hop counts are
+# 0 at least (hops() below).
 counters() {
 	local i fwd rev f=(/sys/class/net/a1/statistics/rx_packets) r sum=0 n4= n6= IFS=,
 
