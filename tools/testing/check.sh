@@ -87,17 +87,27 @@ cpu_ticks() {
 	CPU=$((f[15] + f[16]))
 }
 
-# timed NAME CMD...: run CMD, its wall and CPU time kept for the table.
-timed() {
-	local name=$1 t=$SECONDS rc c
+# measure CMD...: run CMD; its wall and CPU seconds in MEASURED, "wall|cpu".
+measure() {
+	local t=$SECONDS c rc
 
-	shift
 	cpu_ticks
 	c=$CPU
 	"$@"
 	rc=$?
 	cpu_ticks
-	TIMES+=("$name|$((SECONDS - t))|$(((CPU - c) / TICKS))")
+	MEASURED="$((SECONDS - t))|$(((CPU - c) / TICKS))"
+	return $rc
+}
+
+# timed NAME CMD...: run CMD, its times kept for the table.
+timed() {
+	local name=$1 rc
+
+	shift
+	measure "$@"
+	rc=$?
+	TIMES+=("$name|$MEASURED")
 	return $rc
 }
 
@@ -202,16 +212,13 @@ VM_JOBS=${VM_JOBS:-2}
 # task ID CMD...: run CMD (output to $LOGS/ID.log unless redirected by the
 # caller), keep its status and its wall and CPU time.
 task() {
-	local id=$1 t=$SECONDS rc c
+	local id=$1 rc
 
 	shift
-	cpu_ticks
-	c=$CPU
-	"$@"
+	measure "$@"
 	rc=$?
-	cpu_ticks
 	echo $rc > "$LOGS/$id.rc"
-	echo "$((SECONDS - t))|$(((CPU - c) / TICKS))" > "$LOGS/$id.time"
+	echo "$MEASURED" > "$LOGS/$id.time"
 	return $rc
 }
 
