@@ -206,7 +206,7 @@ fi
 #                roce-entropy that was installed before is put back.
 # VM runs of every lane share the VM_JOBS slots.  (A third guest for the
 # dist lane's runs, whose first waited 101 s for a slot, made make check
-# slower: 951 s against 864, the guests' CPU 1796 s against 1557; under
+# slower: 951 s against 864, its CPU 1796 s against 1557; under
 # TCG a guest starved of CPU spends more of it, polling.)  Each task
 # leaves $LOGS/ID.rc, ID.time and its log or KTAP.
 VM_JOBS=${VM_JOBS:-2}
