@@ -258,9 +258,9 @@ no_rdma_device() {
 }
 
 no_rdma_devices() {
-	local d=(/sys/class/infiniband/*)
+	local devs=(/sys/class/infiniband/*)
 
-	[ ! -e "${d[0]}" ]
+	[ ! -e "${devs[0]}" ]
 }
 
 # cm_connected N: at least N rdma_cm IDs are connected (both ends count).
@@ -445,7 +445,7 @@ vm_dmesg_clean() {
 # check DESCRIPTION CMD...: one result, ok when CMD succeeds, then its time
 # (a "#" line: the next slow check shows).
 check() {
-	local desc=$1 t=$SECONDS
+	local desc=$1 start=$SECONDS
 
 	shift
 	if "$@"; then
@@ -453,7 +453,7 @@ check() {
 	else
 		ktap_test_fail "$desc"
 	fi
-	echo "# $((SECONDS - t)) s"
+	echo "# $((SECONDS - start)) s"
 }
 
 # skip DESCRIPTION: a result that was not judged, with the reason in
