@@ -32,9 +32,12 @@ rping_ok() {
 		kill $spid
 		return 1
 	fi
-	step timeout 60 rping -c -a "$1" -I "$2" -C 3 -v || rc=1
+	echo "+ rping -c -a $1 -I $2 -C 3 -v"
+	timeout 60 rping -c -a "$1" -I "$2" -C 3 -v > /tmp/rping-client.log 2>&1 ||
+		rping_race /tmp/rping-client.log || rc=1
+	cat /tmp/rping-client.log
 	wait_for 10 gone $spid || { kill $spid; rc=1; }
-	wait $spid || rc=1
+	wait $spid || rping_race /tmp/rping-server.log || rc=1
 	after=$(router_rx)
 	echo "  router forwarded $((after - before)) packets"
 	[ $rc = 0 ] && [ $((after - before)) -ge 12 ]

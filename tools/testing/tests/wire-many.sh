@@ -102,7 +102,7 @@ many() {
 		sleep 0.2
 	done
 	for i in $(seq $n); do
-		wait "${pids[$((i - 1))]}" ||
+		wait "${pids[$((i - 1))]}" || rping_race "$rte_out/many-$i.log" ||
 			{ rc=1; echo "  client $i failed:"; tail -n 3 "$rte_out/many-$i.log"; }
 	done
 	kill $spid
