@@ -148,17 +148,17 @@ ecmp_tx_read() {
 	[ ${#TX[@]} = "$ECMP_LINKS" ]
 }
 
-# ecmp_tx NS PREFIX: the same as a JSON array.
-ecmp_tx() {
-	local IFS=,
-
-	ecmp_tx_read "$1" "$2" && echo "[${TX[*]}]"
-}
-
-# ecmp_busiest BEFORE AFTER: the index of the link whose count grew most.
+# ecmp_busiest: the index of r's link whose count grew most since
+# ECMP_TX0 (the first of equals).
 ecmp_busiest() {
-	jq -n --argjson a "$1" --argjson b "$2" \
-		'[range($b | length) as $i | {i: $i, n: ($b[$i] - $a[$i])}] | max_by(.n) | .i'
+	local i best=0 grew max=-1
+
+	ecmp_tx_read r e || return 1
+	for i in "${!TX[@]}"; do
+		grew=$((TX[i] - ECMP_TX0[i]))
+		[ $grew -le $max ] || { max=$grew; best=$i; }
+	done
+	echo $best
 }
 
 # The failover runs' settings: the QP's timeout (4.096 us * 2^N) and
@@ -189,14 +189,14 @@ ecmp_moves() {
 }
 
 # ecmp_flowing N: N connections are up and their messages flow: the links
-# carried a few packets per connection since $ECMP_TX0.
+# carried a few packets per connection since ECMP_TX0 (their counts when
+# ecmp_failover started the connections).
 ecmp_flowing() {
-	local a i n=0
+	local i n=0
 
 	ecmp_tx_read r e || return 1
-	IFS=, read -r -a a <<< "${ECMP_TX0//[][]/}"
 	for i in "${!TX[@]}"; do
-		n=$((n + TX[i] - a[i]))
+		n=$((n + TX[i] - ECMP_TX0[i]))
 	done
 	[ $n -ge $(($1 * 6)) ]
 }
@@ -225,7 +225,8 @@ ecmp_failover() {
 		> "$out.server.log" 2>&1 &
 	spid=$!
 	wait_for 30 ping_listening "$out.server.log" || { kill $spid; return 1; }
-	ECMP_TX0=$(ecmp_tx r e)
+	ecmp_tx_read r e || { kill $spid; return 1; }
+	ECMP_TX0=("${TX[@]}")
 	t=$SECONDS
 	"$PING" client --bind "$ca" --server "$sa" --port $FAILOVER_PORT --connections "$n" \
 		--messages 1 --until "$out.stop" --interval $FAILOVER_INTERVAL --one-way \
@@ -240,7 +241,7 @@ ecmp_failover() {
 		kill $spid
 		return 1
 	fi
-	link=$(ecmp_busiest "$ECMP_TX0" "$(ecmp_tx r e)")
+	link=$(ecmp_busiest)
 	echo "$link" > "$out.link"
 	echo "  $n connections sending after $((SECONDS - t)) s; link $link carries the most"
 	for dir in quiet "$@"; do
