@@ -87,7 +87,7 @@ knob_switch() {
 # and 32 distinct ports.  The server is one persistent rping (-P), a thread
 # per connection.
 many() {
-	local spid pids=() i rc=0 n=32
+	local spid pids=() i rc=0 n=32 out
 
 	set_policy rfc
 	capture_start many
@@ -111,15 +111,18 @@ many() {
 	[ $rc = 0 ] || { echo "  a client failed"; return 1; }
 	"$TOOL" pcap "$CAP" --policy rfc --json > "$CAP.json" 2> "$CAP.err" ||
 		{ cat "$CAP.err"; return 1; }
-	jq -r --argjson n $n '[.connections[] | select(.transport == "RC")] as $c |
-		"  \($c | length) rdma_cm RC connections, \([$c[].udp_sports[]] | unique | length) distinct UDP source ports, \([$c[] | select(.verdict != "ok")] | length) off their prediction",
-		"# 32 concurrent rdma_cm connections: \([$c[].udp_sports[]] | unique | length) distinct source ports"' \
-		"$CAP.json"
-	jq -e --argjson n $n '[.connections[] | select(.transport == "RC")] as $c |
-		($c | length) == $n and ([$c[].udp_sports[]] | unique | length) == $n and
-		all($c[]; .verdict == "ok" and .cm_ports != null and .cm_mads >= 2 and
-			(.udp_sports | length) == 1 and
-			.forward.data_packets > 0 and .reverse.data_packets > 0)' "$CAP.json" > /dev/null
+	# what was seen, then "verdict true" or "verdict false"
+	out=$(jq -r --argjson n $n '[.connections[] | select(.transport == "RC")] as $c |
+		([$c[].udp_sports[]] | unique | length) as $ports |
+		"  \($c | length) rdma_cm RC connections, \($ports) distinct UDP source ports, \([$c[] | select(.verdict != "ok")] | length) off their prediction",
+		"# \($n) concurrent rdma_cm connections: \($ports) distinct source ports",
+		"verdict \(($c | length) == $n and $ports == $n and
+			all($c[]; .verdict == "ok" and .cm_ports != null and .cm_mads >= 2 and
+				(.udp_sports | length) == 1 and
+				.forward.data_packets > 0 and .reverse.data_packets > 0))"' "$CAP.json") ||
+		return 1
+	echo "${out%$'\n'verdict *}"
+	[ "${out##*verdict }" = true ]
 }
 
 check "a knob switch changes the next connection and leaves the running one alone" knob_switch
