@@ -4,8 +4,10 @@
 # time on pristine 6.12, with its results in KTAP on stdout (progress on
 # stderr).  For each patch of build/patchset/ (make patchset):
 #   - git am, on a worktree of the pristine directories the series touches;
-#   - a W=1 and sparse (C=1) build of drivers/infiniband against the test
-#     kernel, out of tree as `make modules` builds it: every module built,
+#   - a W=1 build of drivers/infiniband against the test kernel, out of
+#     tree as `make modules` builds it, then sparse (C=2) on the series' own
+#     C files (a header's warnings come with a file that includes it; those
+#     of files outside the series are not compared): every module built,
 #     every C file of the series checked by sparse, no warning in a file of
 #     the series that the same file lacks in pristine 6.12 (compared without
 #     line numbers: 6.12 has W=1 and sparse warnings of its own), no symbol
@@ -82,23 +84,23 @@ reset_tree() {
 		die "$WT is not pristine after the reset"
 }
 
-# build LOG [TARGET...]: W=1 C=1 build of drivers/infiniband's modules, or
-# of TARGETs (objects, relative to it); the KUnit option once the tree has
-# it.
+# build LOG C [TARGET...]: W=1 build of drivers/infiniband's modules, or of
+# TARGETs (objects, relative to it), sparse as Kbuild's C= says (2: on
+# every TARGET); the KUnit option once the tree has it.
 build() {
-	local kunit= log=$1
+	local kunit= log=$1 c=$2
 
-	shift
+	shift 2
 	grep -qx "config $KUNIT_OPT" "$WT/drivers/infiniband/Kconfig" &&
 		kunit=CONFIG_$KUNIT_OPT=m
 	make -C "$KBUILD" M="$WT/drivers/infiniband" -j"$JOBS" \
 		NOSTDINC_FLAGS="-nostdinc -I$WT/include" $kunit \
-		W=1 C=1 KBUILD_MODPOST_WARN=1 "${@:-modules}" >> "$log" 2>&1
+		W=1 C="$c" KBUILD_MODPOST_WARN=1 "${@:-modules}" >> "$log" 2>&1
 }
 
-# pristine_objs: the objects of the series' C files that pristine 6.12 has
-# (the tree at base), as targets of build.
-pristine_objs() {
+# series_objs: the objects of the series' C files that the tree has now
+# (at base: those pristine 6.12 has), as targets of build.
+series_objs() {
 	local f
 
 	for f in $series; do
@@ -169,10 +171,10 @@ base_key=$(echo "$tools_key $(sha256sum < "$KBUILD/.config")" | sha256sum | cut 
 if [ "$(cat "$SC/base.key" 2>/dev/null)" != "$base_key" ]; then
 	# Only what the comparison reads: pristine's warnings in the files the
 	# series changes (a header's come with any file that includes it).
-	say "series check: W=1 C=1 build of pristine $KVER's files that the series changes (once)" >&2
+	say "series check: W=1 build and sparse of pristine $KVER's files that the series changes (once)" >&2
 	: > "$LOGS/base.log"
 	# shellcheck disable=SC2046
-	build "$LOGS/base.log" $(pristine_objs) ||
+	build "$LOGS/base.log" 2 $(series_objs) ||
 		{ tail -n 30 "$LOGS/base.log" >&2; die "pristine $KVER does not build"; }
 	record_state
 	warnings "$LOGS/base.log" > "$SC/base.warnings"
@@ -213,9 +215,10 @@ for p in "${patches[@]}"; do
 			rm -f "$WT/${f%.c}.o" "$WT/$(dirname "$f")/.$(basename "${f%.c}").o.cmd"
 		fi
 	done
-	say "series check: $name: W=1 C=1 build (log $log)" >&2
+	say "series check: $name: W=1 build, sparse on the series' files (log $log)" >&2
 	bad=
-	if ! build "$log"; then
+	# shellcheck disable=SC2046
+	if ! build "$log" 0 || ! build "$log" 2 $(series_objs); then
 		grep -m 20 -E 'error|Error|No rule|No such file' "$log" | sed 's/^/# /' || true
 		bad=" the build failed (log $log);"
 	else
@@ -237,7 +240,7 @@ for p in "${patches[@]}"; do
 		[ -z "$undef" ] || { echo "$undef" | sed 's/^/# /'; bad="$bad undefined symbols (above);"; }
 	fi
 	ktap_rc "$([ -z "$bad" ]; echo $?)" \
-		"$name: W=1 C=1 build, no new warnings in the series' files, no undefined symbol${bad:+:$bad}"
+		"$name: W=1 build, sparse, no new warnings in the series' files, no undefined symbol${bad:+:$bad}"
 
 	out=$(cd "$KSRC" && scripts/checkpatch.pl --strict --quiet \
 		--ignore FILE_PATH_CHANGES "$p" 2>&1) && rc=0 || rc=$?
