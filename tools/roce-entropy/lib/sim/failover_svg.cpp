@@ -12,11 +12,6 @@ namespace
 
 constexpr int kWidth = 900, kPad = 40, kRow = 3, kHead = 80, kTitle = 22, kFoot = 26;
 
-std::string num(double v)
-{
-	return svg_number(v);
-}
-
 const char *band_colour(const std::string &phase)
 {
 	if (phase == "ab")
@@ -63,27 +58,29 @@ void run_panel(std::ostream &out, const FailoverRun &run, int y0, double span_ms
 	for (const auto &p : run.phases) {
 		if (p.name == "quiet")
 			continue;
-		out << "<rect x=\"" << num(x_of(p.start_ms)) << "\" y=\"" << y0 << "\" width=\""
-		    << num(x_of(p.end_ms) - x_of(p.start_ms)) << "\" height=\"" << h << "\" fill=\""
-		    << band_colour(p.name) << "\"/>\n<text x=\"" << num(x_of(p.start_ms) + 3)
-		    << "\" y=\"" << y0 + h + 12 << "\" fill=\"#555\" font-size=\"10\">"
-		    << band_label(p.name) << "</text>\n";
+		out << "<rect x=\"" << svg_number(x_of(p.start_ms)) << "\" y=\"" << y0
+		    << "\" width=\"" << svg_number(x_of(p.end_ms) - x_of(p.start_ms))
+		    << "\" height=\"" << h << "\" fill=\"" << band_colour(p.name)
+		    << "\"/>\n<text x=\"" << svg_number(x_of(p.start_ms) + 3) << "\" y=\""
+		    << y0 + h + 12 << "\" fill=\"#555\" font-size=\"10\">" << band_label(p.name)
+		    << "</text>\n";
 	}
 	for (std::size_t i = 0; i < conns.size(); i++) {
 		const FailoverConn &c = conns[i];
 		const double y = y0 + static_cast<double>(i) * kRow + kRow / 2.0;
 		const double end = end_of(c, last);
-		out << "<line x1=\"" << x0 << "\" x2=\"" << num(x_of(end)) << "\" y1=\"" << num(y)
-		    << "\" y2=\"" << num(y) << "\" stroke=\"" << policy_colour(run.policy)
-		    << "\" stroke-width=\"1\"/>\n";
+		out << "<line x1=\"" << x0 << "\" x2=\"" << svg_number(x_of(end)) << "\" y1=\""
+		    << svg_number(y) << "\" y2=\"" << svg_number(y) << "\" stroke=\""
+		    << policy_colour(run.policy) << "\" stroke-width=\"1\"/>\n";
 		for (const auto &[from, to] : c.stalls)
-			out << "<line x1=\"" << num(x_of(from)) << "\" x2=\""
-			    << num(std::max(x_of(to), x_of(from) + 1)) << "\" y1=\"" << num(y)
-			    << "\" y2=\"" << num(y) << "\" stroke=\"#d62728\" stroke-width=\""
-			    << kRow << "\"/>\n";
+			out << "<line x1=\"" << svg_number(x_of(from)) << "\" x2=\""
+			    << svg_number(std::max(x_of(to), x_of(from) + 1)) << "\" y1=\""
+			    << svg_number(y) << "\" y2=\"" << svg_number(y)
+			    << "\" stroke=\"#d62728\" stroke-width=\"" << kRow << "\"/>\n";
 		if (c.status != "ok")
-			out << "<text x=\"" << num(x_of(end) + 2) << "\" y=\"" << num(y + 3)
-			    << "\" font-size=\"8\" fill=\"#d62728\">x " << c.sport << "</text>\n";
+			out << "<text x=\"" << svg_number(x_of(end) + 2) << "\" y=\""
+			    << svg_number(y + 3) << "\" font-size=\"8\" fill=\"#d62728\">x "
+			    << c.sport << "</text>\n";
 	}
 	out << "<rect x=\"" << x0 << "\" y=\"" << y0 << "\" width=\"" << w << "\" height=\"" << h
 	    << "\" fill=\"none\" stroke=\"#888\"/>\n</g>\n";
@@ -109,11 +106,12 @@ void write_failover_svg(const FailoverAct &act, std::ostream &out)
 	    << "<text x=\"" << kPad << "\" y=\"24\" font-size=\"16\">RoCE v2 through a black-holed "
 	    << "ECMP link: " << act.connections << " rdma_cm RC connections per run</text>\n"
 	    << "<text x=\"" << kPad << "\" y=\"42\" fill=\"#555\">a row per connection over "
-	    << num(span / 1000) << " s; red: no acknowledged message for " << act.stall_min_ms
+	    << svg_number(span / 1000) << " s; red: no acknowledged message for "
+	    << act.stall_min_ms
 	    << " ms or more (a column across every row: the whole guest paused)</text>\n"
 	    << "<text x=\"" << kPad << "\" y=\"58\" fill=\"#555\">a message every "
 	    << act.interval_ms << " ms per connection; QP timeout " << act.qp_timeout << " ("
-	    << num(act.rto_ms()) << " ms), retry count " << act.retry_count
+	    << svg_number(act.rto_ms()) << " ms), retry count " << act.retry_count
 	    << "; shaded: the link dropping that way; x: failed</text>\n";
 	int y = kHead;
 	for (const auto &run : act.runs) {

@@ -9,11 +9,6 @@ namespace roce
 namespace
 {
 
-std::string num(double v)
-{
-	return svg_number(v);
-}
-
 void panel(std::ostream &out, const BarPanel &p, int x0, int y0, int w, int h)
 {
 	const double top = std::max(
@@ -25,20 +20,22 @@ void panel(std::ostream &out, const BarPanel &p, int x0, int y0, int w, int h)
 
 	out << "<g>\n<text x=\"" << x0 << "\" y=\"" << y0 - 6 << "\">" << p.title << "</text>\n";
 	if (p.band_hi > 0)
-		out << "<rect x=\"" << x0 << "\" y=\"" << num(y_of(p.band_hi)) << "\" width=\"" << w
-		    << "\" height=\"" << num(y_of(p.band_lo) - y_of(p.band_hi))
-		    << "\" fill=\"#fff3cd\"/>\n";
+		out << "<rect x=\"" << x0 << "\" y=\"" << svg_number(y_of(p.band_hi))
+		    << "\" width=\"" << w << "\" height=\""
+		    << svg_number(y_of(p.band_lo) - y_of(p.band_hi)) << "\" fill=\"#fff3cd\"/>\n";
 	for (std::size_t i = 0; i < p.bars.size(); i++)
-		out << "<rect x=\"" << num(x0 + static_cast<double>(i) * bar_w + 1) << "\" y=\""
-		    << num(y_of(p.bars[i])) << "\" width=\"" << num(std::max(bar_w - 2, 1.0))
-		    << "\" height=\"" << num(y0 + h - y_of(p.bars[i])) << "\" fill=\"" << p.colour
-		    << "\"/>\n";
-	out << "<line x1=\"" << x0 << "\" x2=\"" << x0 + w << "\" y1=\"" << num(y_of(1.0))
-	    << "\" y2=\"" << num(y_of(1.0)) << "\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n"
+		out << "<rect x=\"" << svg_number(x0 + static_cast<double>(i) * bar_w + 1)
+		    << "\" y=\"" << svg_number(y_of(p.bars[i])) << "\" width=\""
+		    << svg_number(std::max(bar_w - 2, 1.0)) << "\" height=\""
+		    << svg_number(y0 + h - y_of(p.bars[i])) << "\" fill=\"" << p.colour << "\"/>\n";
+	out << "<line x1=\"" << x0 << "\" x2=\"" << x0 + w << "\" y1=\"" << svg_number(y_of(1.0))
+	    << "\" y2=\"" << svg_number(y_of(1.0))
+	    << "\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n"
 	    << "<rect x=\"" << x0 << "\" y=\"" << y0 << "\" width=\"" << w << "\" height=\"" << h
 	    << "\" fill=\"none\" stroke=\"#888\"/>\n"
 	    << "<text x=\"" << x0 << "\" y=\"" << y0 + h + 14 << "\" fill=\"#555\">"
-	    << p.bars.size() << " paths; y: load / mean, up to " << num(top) << "</text>\n</g>\n";
+	    << p.bars.size() << " paths; y: load / mean, up to " << svg_number(top)
+	    << "</text>\n</g>\n";
 }
 
 } // namespace
