@@ -3,6 +3,8 @@
 # Install the Debian packages the build and the tests need, if any is
 # missing.  Needs root (or sudo) the first time only.
 #   deps.sh         everything: the kernel side, the VM, the tools
+#   deps.sh kernel  only what the test kernel's build needs (make check
+#                   installs the rest while it builds)
 #   deps.sh tools   only the C++ tools' own: their build and GoogleTest
 #                   suites (make tools); no kernel source, QEMU or clang
 #   deps.sh fuzz    the tools' and clang for their fuzzers (make fuzz)
@@ -14,10 +16,9 @@ TOOLS_PACKAGES="
 	libgtest-dev libgmock-dev libbenchmark-dev clang-format ccache
 "
 FUZZ_PACKAGES="clang libclang-rt-14-dev"
+KERNEL_PACKAGES="linux-source-6.12 bc bison flex libelf-dev libssl-dev cpio kmod make gcc xz-utils"
 PACKAGES="
-	linux-source-6.12
-	bc bison flex libelf-dev libssl-dev dwarves cpio kmod make gcc
-	python3 python3-pyelftools rsync xz-utils patch sparse git
+	$KERNEL_PACKAGES dwarves python3 python3-pyelftools rsync patch sparse git
 	python3-ply python3-git
 	qemu-system-x86 qemu-system-data iproute2 util-linux
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
@@ -60,8 +61,14 @@ tools | fuzz)
 	say "Debian packages for the tools: all present"
 	exit 0
 	;;
+kernel)
+	# shellcheck disable=SC2086
+	install_missing $KERNEL_PACKAGES
+	say "Debian packages for the test kernel: all present"
+	exit 0
+	;;
 all) ;;
-*) die "usage: deps.sh [tools|fuzz]" ;;
+*) die "usage: deps.sh [tools|fuzz|kernel]" ;;
 esac
 # shellcheck disable=SC2086
 install_missing $PACKAGES

@@ -111,8 +111,44 @@ timed() {
 	return $rc
 }
 
+# task ID CMD...: run CMD (output to $LOGS/ID.log unless redirected by the
+# caller), keep its status and its wall and CPU time.
+task() {
+	local id=$1 rc
+
+	shift
+	measure "$@"
+	rc=$?
+	echo $rc > "$LOGS/$id.rc"
+	echo "$MEASURED" > "$LOGS/$id.time"
+	return $rc
+}
+
+# task_rc ID: the status task ID left (1 if it left none: it never ran).
+task_rc() {
+	cat "$LOGS/$1.rc" 2>/dev/null || echo 1
+}
+
+# task_time ID: its wall and CPU seconds, "wall|cpu", for the table.
+task_time() {
+	cat "$LOGS/$1.time" 2>/dev/null || echo "0|0"
+}
+
+# count_task ID DESCRIPTION: one result from a task's status.
+count_task() {
+	TIMES+=("$2|$(task_time "$1")")
+	if [ "$(task_rc "$1")" = 0 ]; then
+		count OK "$2"
+	else
+		tail -n 20 "$LOGS/$1.log" 2>/dev/null
+		count FAIL "$2 (log $LOGS/$1.log)"
+	fi
+}
+
 finish() {
 	local row name wall cpu
+
+	[ -z "${deps_pid:-}" ] || wait "$deps_pid"
 
 	echo
 	echo "time per stage (wall and CPU seconds; $(nproc) CPUs):"
@@ -145,9 +181,18 @@ prereq() {
 	fi
 }
 
-prereq "Debian packages" "$REPO/tools/build/deps.sh"
+prereq "Debian packages for the test kernel" "$REPO/tools/build/deps.sh" kernel
 ksrc_init
+# The other packages (QEMU, rdma-core, tshark, the tools', Debian's kernel)
+# install while the test kernel builds: apt waits on the mirror and the
+# disk, the build on the CPUs.
+task deps "$REPO/tools/build/deps.sh" > "$LOGS/deps.log" 2>&1 &
+deps_pid=$!
 prereq "test kernel$dbg" "$REPO/tools/build/kernel.sh"
+wait "$deps_pid"
+deps_pid=
+count_task deps "Debian packages: the rest (beside the test kernel)"
+[ "$(task_rc deps)" = 0 ] || finish
 
 if [ "$DEBUG" != 1 ]; then
 	say "series check: each patch on pristine 6.12 (git am, W=1 + sparse, checkpatch, get_maintainer)"
@@ -211,29 +256,6 @@ fi
 # leaves $LOGS/ID.rc, ID.time and its log or KTAP.
 VM_JOBS=${VM_JOBS:-2}
 [[ $VM_JOBS =~ ^[1-9][0-9]*$ ]] || die "VM_JOBS=$VM_JOBS: give a number of VMs to run at once (1 or more)"
-
-# task ID CMD...: run CMD (output to $LOGS/ID.log unless redirected by the
-# caller), keep its status and its wall and CPU time.
-task() {
-	local id=$1 rc
-
-	shift
-	measure "$@"
-	rc=$?
-	echo $rc > "$LOGS/$id.rc"
-	echo "$MEASURED" > "$LOGS/$id.time"
-	return $rc
-}
-
-# task_rc ID: the status task ID left (1 if it left none: it never ran).
-task_rc() {
-	cat "$LOGS/$1.rc" 2>/dev/null || echo 1
-}
-
-# task_time ID: its wall and CPU seconds, "wall|cpu", for the table.
-task_time() {
-	cat "$LOGS/$1.time" 2>/dev/null || echo "0|0"
-}
 
 # vm_slot: wait for one of the VM_JOBS slots; SLOT is then an open file
 # descriptor holding its lock until the process that holds it closes it.
@@ -378,17 +400,6 @@ vm_lane > "$LOGS/lane-vm.log" 2>&1 &
 wait
 cpu_ticks
 TIMES+=("lanes: VM runs, fuzzing, distribution kernel|$((SECONDS - lanes_start))|$(((CPU - lanes_cpu) / TICKS))")
-
-# count_task ID DESCRIPTION: one result from a task's status.
-count_task() {
-	TIMES+=("$2|$(task_time "$1")")
-	if [ "$(task_rc "$1")" = 0 ]; then
-		count OK "$2"
-	else
-		tail -n 20 "$LOGS/$1.log" 2>/dev/null
-		count FAIL "$2 (log $LOGS/$1.log)"
-	fi
-}
 
 # count_ktap_task ID FILE DESCRIPTION: the results a task wrote in KTAP.
 count_ktap_task() {
