@@ -185,12 +185,17 @@ prereq "Debian packages for the test kernel" "$REPO/tools/build/deps.sh" kernel
 ksrc_init
 # The other packages (QEMU, rdma-core, tshark, the tools', Debian's kernel)
 # install while the test kernel builds: apt waits on the mirror and the
-# disk, the build on the CPUs.
-task deps "$REPO/tools/build/deps.sh" > "$LOGS/deps.log" 2>&1 &
+# disk, the build on the CPUs.  Then the C++ tools build and test beside
+# the kernel and the series check, in their single-threaded stretches
+# (links, git am, checkpatch).
+{
+	task deps "$REPO/tools/build/deps.sh" > "$LOGS/deps.log" 2>&1 &&
+		[ "$DEBUG" != 1 ] &&
+		task tools "$REPO/tools/build/tools.sh" test > "$LOGS/tools.log" 2>&1
+} &
 deps_pid=$!
 prereq "test kernel$dbg" "$REPO/tools/build/kernel.sh"
-wait "$deps_pid"
-deps_pid=
+until [ -f "$LOGS/deps.rc" ]; do sleep 1; done
 count_task deps "Debian packages: the rest (beside the test kernel)"
 [ "$(task_rc deps)" = 0 ] || finish
 
@@ -209,10 +214,12 @@ else
 	prereq "our modules against the debug kernel" "$REPO/tools/build/modules.sh"
 fi
 
+wait "$deps_pid"
+deps_pid=
 if [ "$DEBUG" != 1 ]; then
-	say "C++ tooling: build, clang-format, GoogleTest under ASan/UBSan"
-	timed "C++ tooling" "$REPO/tools/build/tools.sh" test > "$LOGS/tools.log" 2>&1
-	rc=$?
+	say "C++ tooling: build, clang-format, GoogleTest under ASan/UBSan (beside the kernel and the series check)"
+	TIMES+=("C++ tooling (beside the kernel and the series check)|$(task_time tools)")
+	rc=$(task_rc tools)
 	if [ -n "$(ls "$BUILD"/tools-asan/gtest/*.xml 2>/dev/null)" ]; then
 		count_file junit "$BUILD/tools-asan/gtest" "GoogleTest (its JUnit XML)"
 	fi
