@@ -223,7 +223,7 @@ if [ "$DEBUG" != 1 ]; then
 	if [ -n "$(ls "$BUILD"/tools-asan/gtest/*.xml 2>/dev/null)" ]; then
 		count_file junit "$BUILD/tools-asan/gtest" "GoogleTest (its JUnit XML)"
 	fi
-	if [ $rc != 0 ]; then
+	if [ "$rc" != 0 ]; then
 		tail -n 30 "$LOGS/tools.log"
 		count FAIL "C++ tooling: build, GoogleTest, install check (log $LOGS/tools.log)"
 	fi
