@@ -149,6 +149,10 @@ finish() {
 	local row name wall cpu
 
 	[ -z "${deps_pid:-}" ] || wait "$deps_pid"
+	if [ -n "${dist_pid:-}" ]; then
+		touch "$LOGS/lanes.stop"
+		wait "$dist_pid"
+	fi
 
 	echo
 	echo "time per stage (wall and CPU seconds; $(nproc) CPUs):"
@@ -181,67 +185,10 @@ prereq() {
 	fi
 }
 
-prereq "Debian packages for the test kernel" "$REPO/tools/build/deps.sh" kernel
-ksrc_init
-# The other packages (QEMU, rdma-core, tshark, the tools', Debian's kernel)
-# install while the test kernel builds: apt waits on the mirror and the
-# disk, the build on the CPUs.  Then the C++ tools build and test beside
-# the kernel and the series check, in their single-threaded stretches
-# (links, git am, checkpatch).
-{
-	task deps "$REPO/tools/build/deps.sh" > "$LOGS/deps.log" 2>&1 &&
-		[ "$DEBUG" != 1 ] &&
-		task tools "$REPO/tools/build/tools.sh" test > "$LOGS/tools.log" 2>&1
-} &
-deps_pid=$!
-prereq "test kernel$dbg" "$REPO/tools/build/kernel.sh"
-until [ -f "$LOGS/deps.rc" ]; do sleep 1; done
-count_task deps "Debian packages: the rest (beside the test kernel)"
-[ "$(task_rc deps)" = 0 ] || finish
-
-if [ "$DEBUG" != 1 ]; then
-	say "series check: each patch on pristine 6.12 (git am, W=1 + sparse, checkpatch, get_maintainer)"
-	timed "series check" "$REPO/tools/build/series-check.sh" \
-		> "$LOGS/series.ktap" 2> "$LOGS/series-check.log"
-	rc=$?
-	count_file ktap "$LOGS/series.ktap" "series check"
-	if [ ! -f "$MODBUILD/modules/ib_core.ko" ] || [ $rc != 0 ]; then
-		tail -n 20 "$LOGS/series-check.log"
-		count FAIL "series check: no modules to test (log $LOGS/series-check.log)"
-		finish
-	fi
-else
-	prereq "our modules against the debug kernel" "$REPO/tools/build/modules.sh"
-fi
-
-wait "$deps_pid"
-deps_pid=
-if [ "$DEBUG" != 1 ]; then
-	say "C++ tooling: build, clang-format, GoogleTest under ASan/UBSan (beside the kernel and the series check)"
-	TIMES+=("C++ tooling (beside the kernel and the series check)|$(task_time tools)")
-	rc=$(task_rc tools)
-	if [ -n "$(ls "$BUILD"/tools-asan/gtest/*.xml 2>/dev/null)" ]; then
-		count_file junit "$BUILD/tools-asan/gtest" "GoogleTest (its JUnit XML)"
-	fi
-	if [ "$rc" != 0 ]; then
-		tail -n 30 "$LOGS/tools.log"
-		count FAIL "C++ tooling: build, GoogleTest, install check (log $LOGS/tools.log)"
-	fi
-	[ -x "$BUILD/bin/roce-entropy" ] || finish
-	if clang-format --dry-run --Werror $(cd "$REPO" && git ls-files 'tools/roce-entropy/*.cpp' \
-		'tools/roce-entropy/*.h' | sed "s|^|$REPO/|") > "$LOGS/clang-format.log" 2>&1; then
-		count OK "clang-format: tools/roce-entropy is formatted"
-	else
-		head -n 20 "$LOGS/clang-format.log"
-		count FAIL "clang-format: tools/roce-entropy is formatted (log $LOGS/clang-format.log)"
-	fi
-
-else
-	prereq "C++ tools" "$REPO/tools/build/tools.sh"
-fi
-
-# From here on three lanes run at once, and their results are counted when
-# all are done, in a fixed order:
+# The lanes: three run at once after the C++ stage (the dist lane from the
+# packages on: its first steps need neither the test kernel nor the
+# series), and their results are counted when all are done, in a fixed
+# order:
 #   VM lane      make demo and the rows of tools/testing/runs, longest
 #                first, VM_JOBS at a time (default 2: a TCG guest keeps
 #                about one host core busy and spends much of a run
@@ -345,12 +292,112 @@ runs_of() {
 	done < "$TESTING/runs"
 }
 
-demo=0
-[ "$DEBUG" != 1 ] && [ -z "${RUNS:-}" ] && demo=1
+dist_lane() {
+	local name stack timeout rest before go=1
+
+	# Debian's headers compile through ccache when this is set (the CC of
+	# their Makefile): DKMS's second build of the same modules (the
+	# package's) and the next make check's take the first one's objects.
+	export DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+	before=$(dkms status -m roce-entropy 2>/dev/null | grep -c installed)
+	LOGDIR=$LOGS task dkms-install "$TESTING/dkms-check.sh" install "$dist" \
+		> "$LOGS/dkms-install.ktap" 2>&1
+	task kabi "$REPO/tools/build/kabi-check.sh" "$dist" > "$LOGS/kabi.ktap" 2>&1
+	# The VM runs need our modules and tools: the lanes' start.  A make
+	# check that ends before it still gets make uninstall.
+	until [ -e "$LOGS/lanes.go" ] || [ -e "$LOGS/lanes.stop" ]; do sleep 1; done
+	[ -e "$LOGS/lanes.go" ] || go=0
+	read -r name stack timeout rest < <(runs_of dist)
+	# shellcheck disable=SC2086
+	[ -z "$name" ] || [ $go = 0 ] || URGENT=1 vm_run "$name" "$stack" "$timeout" $rest
+	LOGDIR=$LOGS task dkms-remove "$TESTING/dkms-check.sh" remove "$dist" \
+		> "$LOGS/dkms-remove.ktap" 2>&1
+	read -r name stack timeout rest < <(runs_of dist-removed)
+	# shellcheck disable=SC2086
+	[ -z "$name" ] || [ $go = 0 ] || URGENT=1 vm_run "$name" "$stack" "$timeout" $rest
+	[ $go = 0 ] ||
+		LOGDIR=$LOGS task deb "$TESTING/dkms-check.sh" package "$dist" > "$LOGS/deb.ktap" 2>&1
+	if [ "$before" != 0 ]; then
+		say "roce-entropy was installed before make check: installing it again"
+		task dkms-reinstall "$REPO/tools/build/dkms.sh" install \
+			> "$LOGS/dkms-reinstall.log" 2>&1
+	fi
+}
+
+prereq "Debian packages for the test kernel" "$REPO/tools/build/deps.sh" kernel
+ksrc_init
+# The other packages (QEMU, rdma-core, tshark, the tools', Debian's kernel)
+# install while the test kernel builds: apt waits on the mirror and the
+# disk, the build on the CPUs.  Then the C++ tools build and test beside
+# the kernel and the series check, in their single-threaded stretches
+# (links, git am, checkpatch).
+{
+	task deps "$REPO/tools/build/deps.sh" > "$LOGS/deps.log" 2>&1 &&
+		[ "$DEBUG" != 1 ] &&
+		task tools "$REPO/tools/build/tools.sh" test > "$LOGS/tools.log" 2>&1
+} &
+deps_pid=$!
+prereq "test kernel$dbg" "$REPO/tools/build/kernel.sh"
+until [ -f "$LOGS/deps.rc" ]; do sleep 1; done
+count_task deps "Debian packages: the rest (beside the test kernel)"
+[ "$(task_rc deps)" = 0 ] || finish
+# The dist lane starts here: make install and the kABI check need neither
+# the test kernel nor the series check, and that lane's chain is the
+# longest of the lanes.
 dist=
 if [ "$DEBUG" != 1 ] && [ -n "$(runs_of dist dist-removed)" ]; then
 	dist=$(dist_release)
 fi
+rm -f "$LOGS/lanes.go" "$LOGS/lanes.stop"
+if [ -n "$dist" ]; then
+	say "distribution kernel's lane: make install (DKMS) and the kABI check now, its VM runs with the others"
+	dist_lane > "$LOGS/lane-dist.log" 2>&1 &
+	dist_pid=$!
+fi
+
+if [ "$DEBUG" != 1 ]; then
+	say "series check: each patch on pristine 6.12 (git am, W=1 + sparse, checkpatch, get_maintainer)"
+	timed "series check" "$REPO/tools/build/series-check.sh" \
+		> "$LOGS/series.ktap" 2> "$LOGS/series-check.log"
+	rc=$?
+	count_file ktap "$LOGS/series.ktap" "series check"
+	if [ ! -f "$MODBUILD/modules/ib_core.ko" ] || [ $rc != 0 ]; then
+		tail -n 20 "$LOGS/series-check.log"
+		count FAIL "series check: no modules to test (log $LOGS/series-check.log)"
+		finish
+	fi
+else
+	prereq "our modules against the debug kernel" "$REPO/tools/build/modules.sh"
+fi
+
+wait "$deps_pid"
+deps_pid=
+if [ "$DEBUG" != 1 ]; then
+	say "C++ tooling: build, clang-format, GoogleTest under ASan/UBSan (beside the kernel and the series check)"
+	TIMES+=("C++ tooling (beside the kernel and the series check)|$(task_time tools)")
+	rc=$(task_rc tools)
+	if [ -n "$(ls "$BUILD"/tools-asan/gtest/*.xml 2>/dev/null)" ]; then
+		count_file junit "$BUILD/tools-asan/gtest" "GoogleTest (its JUnit XML)"
+	fi
+	if [ "$rc" != 0 ]; then
+		tail -n 30 "$LOGS/tools.log"
+		count FAIL "C++ tooling: build, GoogleTest, install check (log $LOGS/tools.log)"
+	fi
+	[ -x "$BUILD/bin/roce-entropy" ] || finish
+	if clang-format --dry-run --Werror $(cd "$REPO" && git ls-files 'tools/roce-entropy/*.cpp' \
+		'tools/roce-entropy/*.h' | sed "s|^|$REPO/|") > "$LOGS/clang-format.log" 2>&1; then
+		count OK "clang-format: tools/roce-entropy is formatted"
+	else
+		head -n 20 "$LOGS/clang-format.log"
+		count FAIL "clang-format: tools/roce-entropy is formatted (log $LOGS/clang-format.log)"
+	fi
+
+else
+	prereq "C++ tools" "$REPO/tools/build/tools.sh"
+fi
+
+demo=0
+[ "$DEBUG" != 1 ] && [ -z "${RUNS:-}" ] && demo=1
 fuzz_secs=${FUZZ_SECONDS:-30}
 lanes_start=$SECONDS
 cpu_ticks
@@ -383,41 +430,15 @@ fuzz_lane() {
 	done
 }
 
-dist_lane() {
-	local name stack timeout rest before
-
-	# Debian's headers compile through ccache when this is set (the CC of
-	# their Makefile): DKMS's second build of the same modules (the
-	# package's) and the next make check's take the first one's objects.
-	export DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
-	before=$(dkms status -m roce-entropy 2>/dev/null | grep -c installed)
-	LOGDIR=$LOGS task dkms-install "$TESTING/dkms-check.sh" install "$dist" \
-		> "$LOGS/dkms-install.ktap" 2>&1
-	task kabi "$REPO/tools/build/kabi-check.sh" "$dist" > "$LOGS/kabi.ktap" 2>&1
-	read -r name stack timeout rest < <(runs_of dist)
-	# shellcheck disable=SC2086
-	[ -z "$name" ] || URGENT=1 vm_run "$name" "$stack" "$timeout" $rest
-	LOGDIR=$LOGS task dkms-remove "$TESTING/dkms-check.sh" remove "$dist" \
-		> "$LOGS/dkms-remove.ktap" 2>&1
-	read -r name stack timeout rest < <(runs_of dist-removed)
-	# shellcheck disable=SC2086
-	[ -z "$name" ] || URGENT=1 vm_run "$name" "$stack" "$timeout" $rest
-	LOGDIR=$LOGS task deb "$TESTING/dkms-check.sh" package "$dist" > "$LOGS/deb.ktap" 2>&1
-	if [ "$before" != 0 ]; then
-		say "roce-entropy was installed before make check: installing it again"
-		task dkms-reinstall "$REPO/tools/build/dkms.sh" install \
-			> "$LOGS/dkms-reinstall.log" 2>&1
-	fi
-}
-
 say "VM runs, $VM_JOBS at a time$([ "$DEBUG" != 1 ] && echo ", beside libFuzzer")$([ -n "$dist" ] && \
-	echo " and the distribution kernel's install, VM runs and packages"); results when all are done"
+	echo " and the distribution kernel's lane"); results when all are done"
+touch "$LOGS/lanes.go"
 vm_lane > "$LOGS/lane-vm.log" 2>&1 &
 [ "$DEBUG" = 1 ] || fuzz_lane > "$LOGS/lane-fuzz.log" 2>&1 &
-[ -z "$dist" ] || dist_lane > "$LOGS/lane-dist.log" 2>&1 &
 wait
+dist_pid=
 cpu_ticks
-TIMES+=("lanes: VM runs, fuzzing, distribution kernel|$((SECONDS - lanes_start))|$(((CPU - lanes_cpu) / TICKS))")
+TIMES+=("lanes: VM runs, fuzzing, distribution kernel (its lane earlier)|$((SECONDS - lanes_start))|$(((CPU - lanes_cpu) / TICKS))")
 
 # count_ktap_task ID FILE DESCRIPTION: the results a task wrote in KTAP.
 count_ktap_task() {
