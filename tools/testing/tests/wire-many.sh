@@ -84,8 +84,11 @@ knob_switch() {
 
 # 32 concurrent rping connections under rfc: each on its predicted port,
 # judged by roce-entropy pcap (every packet both ways, CM MADs included),
-# and 32 distinct ports.  The server is one persistent rping (-P), a thread
-# per connection.
+# and spread: at least 28 distinct ports.  rdma_cm's source ports are
+# random, so two connections share a port by chance now and then (32 in
+# 0xC000-0xFFFF: about 3% of runs, seen once); five shared ones by chance is
+# below one in a billion, while a policy that did not spread would share
+# most.  The server is one persistent rping (-P), a thread per connection.
 many() {
 	local spid pids=() i rc=0 n=32 out
 
@@ -116,7 +119,7 @@ many() {
 		([$c[].udp_sports[]] | unique | length) as $ports |
 		"  \($c | length) rdma_cm RC connections, \($ports) distinct UDP source ports, \([$c[] | select(.verdict != "ok")] | length) off their prediction",
 		"# \($n) concurrent rdma_cm connections: \($ports) distinct source ports",
-		"verdict \(($c | length) == $n and $ports == $n and
+		"verdict \(($c | length) == $n and $ports >= $n - 4 and
 			all($c[]; .verdict == "ok" and .cm_ports != null and .cm_mads >= 2 and
 				(.udp_sports | length) == 1 and
 				.forward.data_packets > 0 and .reverse.data_packets > 0))"' "$CAP.json") ||
