@@ -306,6 +306,7 @@ run_pair() {
 	shift
 	client=("$@")
 	slog=$LOGS/$name-server.log clog=$LOGS/$name-client.log
+	echo "+ ${server[*]} &"
 	"${server[@]}" > "$slog" 2>&1 &
 	spid=$!
 	if ! wait_for 30 $ready; then
@@ -314,6 +315,7 @@ run_pair() {
 		sed 's/^/    /' "$slog"
 		return 1
 	fi
+	echo "+ ${client[*]}"
 	timeout 120 "${client[@]}" > "$clog" 2>&1 || rping_race "$clog" ||
 		{ rc=1; echo "  $name: the client failed:"; sed 's/^/    /' "$clog"; }
 	wait_for 20 gone $spid || { kill $spid; rc=1; }
