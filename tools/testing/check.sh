@@ -453,7 +453,7 @@ vm_count() {
 	say "results of VM run $name"
 	TIMES+=("VM run $name|$(task_time "vm-$name")")
 	count_file ktap "$out/results.ktap" "VM run $name"
-	[ ! -f "$out/kunit.ktap" ] || count_file ktap "$out/kunit.ktap" "KUnit in the VM (kunit.py's JSON)"
+	[ ! -f "$out/kunit.ktap" ] || count_file ktap "$out/kunit.ktap" "KUnit in the VM (KTAP)"
 	if [ "$(task_rc "vm-$name")" != 0 ] &&
 		! grep -q '^\(not \)\?ok [0-9]* kernel log' "$out/results.ktap" 2>/dev/null; then
 		tail -n 30 "$LOGS/vm-$name.log"

@@ -461,18 +461,19 @@ vm_dmesg_clean() {
 
 # ---- results, in KTAP ----
 
-# check DESCRIPTION CMD...: one result, ok when CMD succeeds, then its time
-# (a "#" line: the next slow check shows).
+# check DESCRIPTION CMD...: one result, ok when CMD succeeds, after its time
+# (a "#" line, so a slow check shows, and with its own diagnostics).
 check() {
-	local desc=$1 start=$SECONDS
+	local desc=$1 start=$SECONDS rc=0
 
 	shift
-	if "$@"; then
+	"$@" || rc=1
+	echo "# $((SECONDS - start)) s"
+	if [ $rc = 0 ]; then
 		ktap_test_pass "$desc"
 	else
 		ktap_test_fail "$desc"
 	fi
-	echo "# $((SECONDS - start)) s"
 }
 
 # skip DESCRIPTION: a result that was not judged, with the reason in

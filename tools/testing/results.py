@@ -5,45 +5,53 @@ output, never from free text:
 
   results.py ktap KSRC FILE    KTAP (a VM run's results.ktap, the series
                                check, the KUnit module's output), read by
-                               the kernel's kunit.py parse --json
+                               the kernel's KTAP parser (kunit_parser.py,
+                               what kunit.py parse runs)
   results.py junit FILE|DIR    JUnit XML: GoogleTest's --gtest_output=xml
                                (every *.xml of DIR) or ctest --output-junit
 
-Prints one line, "pass N fail N skip N", then one line per failed test,
-"not ok: NAME"; exits 0 when there is at least one result and no failure,
-1 otherwise (and 2 when the file cannot be read).
+Prints one line, "pass N fail N skip N", then per failed test a line
+"not ok: NAME" and the last lines of what it logged (its KTAP diagnostic
+lines, or its JUnit failure message).  Exits 0 when there are results and
+none failed, 1 when one failed, 2 when there are none or the file cannot be
+read.
 """
 
-import json
+import io
 import os
-import subprocess
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
+
+LOG_LINES = 20
 
 
 def ktap(ksrc, path):
-    """Leaf results of a KTAP file as (name, status) pairs."""
-    kunit = os.path.join(ksrc, 'tools/testing/kunit/kunit.py')
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, 'results.json')
-        proc = subprocess.run([sys.executable, kunit, 'parse', f'--json={out}',
-                               os.path.abspath(path)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True, timeout=120, check=False)
-        if not os.path.exists(out):
-            sys.stderr.write(proc.stdout[-2000:])
-            raise ValueError(f'kunit.py could not parse {path}')
-        with open(out, encoding='utf-8') as f:
-            tree = json.load(f)
+    """Leaf results of a KTAP file as (name, status, log) triples, from the
+    kernel's own KTAP parser (what kunit.py parse runs): log is the test's
+    diagnostic lines."""
+    sys.path.insert(0, os.path.join(ksrc, 'tools/testing/kunit'))
+    import kunit_parser  # pylint: disable=import-outside-toplevel
+    import kunit_printer  # pylint: disable=import-outside-toplevel
 
+    # Its running commentary is not wanted: only the parsed tree is.
+    kunit_parser.stdout = kunit_printer.Printer(io.StringIO())
+    with open(path, encoding='utf-8', errors='replace') as f:
+        tree = kunit_parser.parse_run_tests(f.readlines())
+    if tree.status == kunit_parser.TestStatus.FAILURE_TO_PARSE_TESTS:
+        raise ValueError(f'no KTAP in {path}')
+    status = {kunit_parser.TestStatus.SUCCESS: 'PASS',
+              kunit_parser.TestStatus.SKIPPED: 'SKIP'}
     results = []
 
-    def walk(group, prefix):
-        for case in group.get('test_cases', []):
-            results.append((prefix + case['name'], case['status']))
-        for sub in group.get('sub_groups', []):
-            walk(sub, prefix + sub['name'] + ': ')
+    def walk(test, prefix):
+        for sub in test.subtests:
+            if sub.subtests:
+                walk(sub, prefix + (sub.name + ': ' if sub.name else ''))
+            else:
+                log = [line.strip().removeprefix('#').strip()
+                       for line in sub.log]
+                results.append((prefix + (sub.name or '(no result line)'),
+                                status.get(sub.status, 'FAIL'), log))
 
     walk(tree, '')
     return results
@@ -51,8 +59,8 @@ def ktap(ksrc, path):
 
 def junit(path):
     """Results of a JUnit file, or of every *.xml in a directory, as (name,
-    status) pairs.  GoogleTest names a case by its suite (classname) and
-    name, ctest by one name."""
+    status, log) triples, log being a failure's message.  GoogleTest names
+    a case by its suite (classname) and name, ctest by one name."""
     if os.path.isdir(path):
         files = sorted(os.path.join(path, f) for f in os.listdir(path)
                        if f.endswith('.xml'))
@@ -61,8 +69,13 @@ def junit(path):
     results = []
     for f in files:
         for case in ET.parse(f).getroot().iter('testcase'):
-            if case.find('failure') is not None or case.find('error') is not None:
+            failure = case.find('failure')
+            if failure is None:
+                failure = case.find('error')
+            log = []
+            if failure is not None:
                 status = 'FAIL'
+                log = (failure.get('message') or failure.text or '').splitlines()
             elif case.find('skipped') is not None or case.get('status') == 'notrun':
                 status = 'SKIP'
             else:
@@ -70,7 +83,7 @@ def junit(path):
             name = case.get('name', '?')
             if case.get('classname'):
                 name = f"{case.get('classname')}.{name}"
-            results.append((name, status))
+            results.append((name, status, log))
     return results
 
 
@@ -83,18 +96,23 @@ def main(argv):
         else:
             sys.stderr.write(__doc__)
             return 2
-    except (OSError, ValueError, ET.ParseError, subprocess.SubprocessError) as e:
+    except (OSError, ValueError, ET.ParseError) as e:
         sys.stderr.write(f'results.py: {e}\n')
         return 2
 
+    if not results:
+        sys.stderr.write(f'results.py: no results in {argv[-1]}\n')
+        return 2
     counts = {'PASS': 0, 'FAIL': 0, 'SKIP': 0}
-    for _, status in results:
-        counts['FAIL' if status not in counts else status] += 1
+    for _, status, _ in results:
+        counts[status] += 1
     print(f"pass {counts['PASS']} fail {counts['FAIL']} skip {counts['SKIP']}")
-    for name, status in results:
-        if status not in ('PASS', 'SKIP'):
+    for name, status, log in results:
+        if status == 'FAIL':
             print(f'not ok: {name}')
-    return 0 if results and not counts['FAIL'] else 1
+            for line in log[-LOG_LINES:]:
+                print(f'    {line}')
+    return 0 if not counts['FAIL'] else 1
 
 
 if __name__ == '__main__':
