@@ -30,16 +30,23 @@ fi
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-# cmake_launcher: LAUNCHER, the cmake arguments that compile through ccache
-# when it is installed.  Its files live in the cache, and paths under the
-# repository are hashed relative to it (without the build directory, which
-# -g would otherwise add), so a fresh clone's compiles are hits.
-cmake_launcher() {
-	LAUNCHER=()
+# cmake_init: CMAKE_ARGS, the cmake arguments of every build of the C++
+# tooling here.
+#   - A unity build: each target's sources compiled a few at a time as one
+#     file, which parses the heavy headers (GoogleTest, nlohmann/json,
+#     CLI11) once per batch.  Cold, on two cores: the release build 244 ->
+#     160 CPU s, the sanitizer build 557 -> 265.  A developer's own
+#     cmake build is file by file, as usual.
+#   - ccache when it is installed.  Its files live in the cache, and paths
+#     under the repository are hashed relative to it (without the build
+#     directory, which -g would otherwise add), so a fresh clone's compiles
+#     are hits.
+cmake_init() {
+	CMAKE_ARGS=(-DCMAKE_UNITY_BUILD=ON)
 	command -v ccache >/dev/null || return 0
 	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 	export CCACHE_BASEDIR=$REPO CCACHE_NOHASHDIR=true
-	LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+	CMAKE_ARGS+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 }
 
 # ksrc_init [rdma]: set KSRC and KVER, extracting Debian's source when

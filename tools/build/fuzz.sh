@@ -31,11 +31,11 @@ command -v clang++ >/dev/null || die "clang++ is missing: run 'make deps'"
 
 say "fuzz: building the libFuzzer targets (clang++, ASan, UBSan) in $dir"
 mkdir -p "$dir"
-cmake_launcher
+cmake_init
 # -O1, as libFuzzer's documentation builds its targets, with line tables.
 cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -g1" \
 	-DCMAKE_CXX_COMPILER=clang++ \
-	"${LAUNCHER[@]}" -DROCE_FUZZ=ON > "$dir.cmake.log" 2>&1 ||
+	"${CMAKE_ARGS[@]}" -DROCE_FUZZ=ON > "$dir.cmake.log" 2>&1 ||
 	{ tail -n 20 "$dir.cmake.log"; die "cmake failed in $dir ($dir.cmake.log)"; }
 # shellcheck disable=SC2046
 cmake --build "$dir" -j"$JOBS" $(for t in $targets; do echo --target "roce_fuzz_$t"; done) \

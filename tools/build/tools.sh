@@ -8,7 +8,7 @@
 . "$(dirname "$0")/common.sh"
 
 src=$REPO/tools/roce-entropy
-cmake_launcher
+cmake_init
 
 build() {
 	local dir=$1
@@ -17,10 +17,10 @@ build() {
 	# A build tree left by an older layout of the sources cannot always be
 	# generated over (a program's file where a folder now goes): once, start
 	# it again.
-	cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${LAUNCHER[@]}" "$@" \
+	cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${CMAKE_ARGS[@]}" "$@" \
 		> "$dir.cmake.log" 2>&1 ||
 		{ rm -rf "$dir" && cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-			"${LAUNCHER[@]}" "$@" > "$dir.cmake.log" 2>&1; } ||
+			"${CMAKE_ARGS[@]}" "$@" > "$dir.cmake.log" 2>&1; } ||
 		{ cat "$dir.cmake.log"; die "cmake failed in $dir"; }
 	cmake --build "$dir" -j"$JOBS" > "$dir.build.log" 2>&1 ||
 		{ grep -E 'error|warning' "$dir.build.log" | head -n 30; die "the C++ build failed: $dir.build.log"; }

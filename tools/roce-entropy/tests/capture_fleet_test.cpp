@@ -21,14 +21,13 @@ namespace
 using namespace roce::test;
 using nlohmann::json;
 
-const std::string kData = test::data_dir();
-
 // Both hosts of rping-v4-stock.pcapng (RealCapture.RpingIpv4OnStock) on
 // stock 6.12, the rest of the fleet under rfc.
 TEST(Fleet, EveryHostOfTheCaptureNamed)
 {
-	auto r = pcap_cli({kData + "/rping-v4-stock.pcapng", "--policy", "rfc", "--policy-for",
-	                   "10.1.0.2=linux", "--policy-for", "10.2.0.2=linux", "--json"});
+	auto r = pcap_cli({test::data_dir() + "/rping-v4-stock.pcapng", "--policy", "rfc",
+	                   "--policy-for", "10.1.0.2=linux", "--policy-for", "10.2.0.2=linux",
+	                   "--json"});
 	EXPECT_EQ(r.status, 0) << r.out << r.err;
 	auto j = json::parse(r.out);
 	EXPECT_EQ(j["policy"], "rfc");
@@ -42,8 +41,8 @@ TEST(Fleet, EveryHostOfTheCaptureNamed)
 
 	// the active side under rfc: the connection's flow label would be rfc's
 	// of its CM ports, on every packet of both sides
-	r = pcap_cli({kData + "/rping-v4-stock.pcapng", "--policy", "rfc", "--policy-for",
-	              "10.2.0.2=linux", "--json"});
+	r = pcap_cli({test::data_dir() + "/rping-v4-stock.pcapng", "--policy", "rfc",
+	              "--policy-for", "10.2.0.2=linux", "--json"});
 	EXPECT_EQ(r.status, 1) << r.out;
 	j = json::parse(r.out);
 	EXPECT_EQ(j["connections"][0]["forward"]["policy"], "rfc");

@@ -27,8 +27,6 @@ namespace
 
 using namespace roce::test;
 
-const std::string kData = test::data_dir();
-
 struct Variant {
 	const char *name;
 	std::function<Buf(const Buf &)> wrap;
@@ -55,7 +53,7 @@ class MirroredRping : public testing::TestWithParam<Variant>
 
 TEST_P(MirroredRping, JudgedAsThePlainCapture)
 {
-	auto frames = wrap_all(read_frames(kData + "/rping-v6-rfc.pcapng"), GetParam());
+	auto frames = wrap_all(read_frames(test::data_dir() + "/rping-v6-rfc.pcapng"), GetParam());
 	auto j = judge_frames(frames, Policy::Rfc);
 	EXPECT_EQ(j.not_roce + j.malformed + j.truncated, 0u);
 	ASSERT_EQ(j.sum.connections.size(), 1u);
@@ -117,7 +115,7 @@ INSTANTIATE_TEST_SUITE_P(
 // looked into, nor is a stack of encapsulations deeper than four.
 TEST(Mirrored, FragmentsAndDeepNestingAreNotRead)
 {
-	const Buf f = read_frames(kData + "/rping-v6-rfc.pcapng").at(3);
+	const Buf f = read_frames(test::data_dir() + "/rping-v6-rfc.pcapng").at(3);
 	Buf frag = with_ipv6_ext(f, {44});
 	frag[14 + 40 + 3] = 1; // more fragments
 	Buf deep = f;
@@ -132,7 +130,7 @@ TEST(Mirrored, FragmentsAndDeepNestingAreNotRead)
 // of the wrong version, an extension header running past the payload.
 TEST(Mirrored, LyingHeadersAreMalformed)
 {
-	const Buf f = read_frames(kData + "/rping-v6-rfc.pcapng").at(3);
+	const Buf f = read_frames(test::data_dir() + "/rping-v6-rfc.pcapng").at(3);
 	Buf bad_version = mirrored(f, Mirror::Erspan2);
 	bad_version[14 + 20 + 8] = 0x20; // ERSPAN II says version 2
 	Buf long_ext = with_ipv6_ext(f, {60});
@@ -160,7 +158,7 @@ TEST(Mirrored, TsharkReadsTheFramesAsWeDo)
 {
 	if (std::system("command -v tshark >/dev/null 2>&1") != 0)
 		GTEST_SKIP() << "tshark is not installed";
-	const auto plain = read_frames(kData + "/rping-v6-rfc.pcapng");
+	const auto plain = read_frames(test::data_dir() + "/rping-v6-rfc.pcapng");
 	for (const Variant &v :
 	     {Variant{"qinq",
 	              [](const Buf &f) {

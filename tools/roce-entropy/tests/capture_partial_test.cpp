@@ -22,8 +22,6 @@ namespace
 using namespace roce::test;
 using nlohmann::json;
 
-const std::string kData = test::data_dir();
-
 // ---- no CM seen: tests/data/*-nocm.pcapng, made with editcap -r ----
 
 // rping-v6-rfc.pcapng from its 4th packet: no REQ, REP or RTU; the data
@@ -32,7 +30,7 @@ const std::string kData = test::data_dir();
 // well be an rdma_cm connection, whose ports the capture does not show.
 TEST(NoCm, RdmaCmDataIsUnjudgedNotDisagreeing)
 {
-	auto r = pcap_cli({kData + "/rping-v6-rfc-nocm.pcapng", "--json"});
+	auto r = pcap_cli({test::data_dir() + "/rping-v6-rfc-nocm.pcapng", "--json"});
 	EXPECT_EQ(r.status, 3) << r.out << r.err;
 	auto j = json::parse(r.out);
 	EXPECT_EQ(j["inconsistent"], 0);
@@ -52,20 +50,22 @@ TEST(NoCm, RdmaCmDataIsUnjudgedNotDisagreeing)
 	EXPECT_EQ(data["consistent"], true);
 	EXPECT_EQ(data["expected_udp_sport"], nullptr);
 
-	r = pcap_cli({kData + "/rping-v6-rfc-nocm.pcapng"});
+	r = pcap_cli({test::data_dir() + "/rping-v6-rfc-nocm.pcapng"});
 	EXPECT_NE(r.out.find("UNJUDGED (36 packets: no CM seen and not on the QPN hash"),
 	          std::string::npos)
 	    << r.out;
 	EXPECT_NE(r.out.find("0 ok, 0 disagree with rfc, 2 unjudged"), std::string::npos) << r.out;
 	// off needs no CM ports: 0xf13b is not its 0xc000
-	EXPECT_EQ(pcap_cli({kData + "/rping-v6-rfc-nocm.pcapng", "--policy", "off"}).status, 1);
+	EXPECT_EQ(
+	    pcap_cli({test::data_dir() + "/rping-v6-rfc-nocm.pcapng", "--policy", "off"}).status,
+	    1);
 }
 
 // rping-v4-stock.pcapng's data only: under linux too the RC data's port
 // comes from the CM ports (60471 * 31 + 7174), not the QPN hash.
 TEST(NoCm, StockRcDataIsUnjudged)
 {
-	auto r = pcap_cli({kData + "/rping-v4-stock-nocm.pcapng", "--policy", "linux"});
+	auto r = pcap_cli({test::data_dir() + "/rping-v4-stock-nocm.pcapng", "--policy", "linux"});
 	EXPECT_EQ(r.status, 3) << r.out;
 	EXPECT_NE(r.out.find("0 ok, 0 disagree with linux, 1 unjudged"), std::string::npos)
 	    << r.out;
@@ -75,7 +75,8 @@ TEST(NoCm, StockRcDataIsUnjudged)
 // on each QP's own port, which the DETH names: judged without the CM.
 TEST(NoCm, StockUdIsJudgedFromItsQpns)
 {
-	auto r = pcap_cli({kData + "/udaddy-v6-stock-nocm.pcapng", "--policy", "linux", "--json"});
+	auto r = pcap_cli(
+	    {test::data_dir() + "/udaddy-v6-stock-nocm.pcapng", "--policy", "linux", "--json"});
 	EXPECT_EQ(r.status, 0) << r.out;
 	const auto c = json::parse(r.out)["connections"][0];
 	EXPECT_EQ(c["verdict"], "ok");
@@ -84,7 +85,9 @@ TEST(NoCm, StockUdIsJudgedFromItsQpns)
 	EXPECT_EQ(c["reverse"]["expected_data"]["udp_sport"], 0xD9CE);
 	// rfc: a UD send carries its flow label, and its port is the label's
 	// fold; flow label 0 with port 0xf241 is neither
-	EXPECT_EQ(pcap_cli({kData + "/udaddy-v6-stock-nocm.pcapng", "--policy", "rfc"}).status, 1);
+	EXPECT_EQ(
+	    pcap_cli({test::data_dir() + "/udaddy-v6-stock-nocm.pcapng", "--policy", "rfc"}).status,
+	    1);
 }
 
 // Both directions of an RC pair on one port that is not the QPN hash: an
@@ -138,7 +141,7 @@ TEST(NoCm, NothingJudgedNeverExitsZero)
 // cut, their fields (the REQ's ports end at byte 250) are not.
 TEST(SnapLength, HeaderOnlyCaptureIsJudgedInFull)
 {
-	auto r = pcap_cli({kData + "/rping-v6-rfc-s256.pcapng", "--json"});
+	auto r = pcap_cli({test::data_dir() + "/rping-v6-rfc-s256.pcapng", "--json"});
 	EXPECT_EQ(r.status, 0) << r.out;
 	auto j = json::parse(r.out);
 	EXPECT_EQ(j["cut"], 5);
@@ -154,7 +157,7 @@ TEST(SnapLength, HeaderOnlyCaptureIsJudgedInFull)
 // editcap -s 128: the REQ keeps its comm ID but not its QPN nor its ports.
 TEST(SnapLength, ReqCutBeforeItsPortsIsUnjudged)
 {
-	auto r = pcap_cli({kData + "/rping-v6-rfc-s128.pcapng", "--json"});
+	auto r = pcap_cli({test::data_dir() + "/rping-v6-rfc-s128.pcapng", "--json"});
 	EXPECT_EQ(r.status, 3) << r.out;
 	auto j = json::parse(r.out);
 	EXPECT_EQ(j["malformed"], 0);

@@ -58,19 +58,19 @@ DemoConnection on(unsigned link, std::uint16_t sport, const char *kind = "rdma_c
 
 EcmpRun run_of(const char *policy, std::vector<std::uint64_t> fwd, std::vector<std::uint64_t> rev)
 {
-	EcmpRun run;
-	run.act = "ecmp";
-	run.mix = "cm";
-	run.family = "ipv4";
-	run.policy = policy;
-	run.forward = std::move(fwd);
-	run.reverse = std::move(rev);
-	run.connections = {on(0, 0xC000), on(1, 0xC001)};
-	run.connection_count = 2;
-	run.clients_ok = true;
-	run.balance_asserted = std::string(policy) == "rfc" || std::string(policy) == "mix";
-	run.ideal_p95 = 1.88;
-	return run;
+	EcmpRun ecmp_run;
+	ecmp_run.act = "ecmp";
+	ecmp_run.mix = "cm";
+	ecmp_run.family = "ipv4";
+	ecmp_run.policy = policy;
+	ecmp_run.forward = std::move(fwd);
+	ecmp_run.reverse = std::move(rev);
+	ecmp_run.connections = {on(0, 0xC000), on(1, 0xC001)};
+	ecmp_run.connection_count = 2;
+	ecmp_run.clients_ok = true;
+	ecmp_run.balance_asserted = std::string(policy) == "rfc" || std::string(policy) == "mix";
+	ecmp_run.ideal_p95 = 1.88;
+	return ecmp_run;
 }
 
 TEST(EcmpJudge, OffOnOneLinkPasses)
@@ -113,9 +113,9 @@ TEST(EcmpJudge, EitherDirectionBeyondTheIdealFails)
 // The users' mix: QPNs differ from run to run, its balance is reported.
 TEST(EcmpJudge, UnassertedBalanceIsReported)
 {
-	auto run = run_of("mix", {500, 200, 200, 100}, {250, 250, 250, 250});
-	run.balance_asserted = false;
-	auto v = judge(run);
+	auto ecmp_run = run_of("mix", {500, 200, 200, 100}, {250, 250, 250, 250});
+	ecmp_run.balance_asserted = false;
+	auto v = judge(ecmp_run);
 	EXPECT_TRUE(v.ok) << v.why;
 	EXPECT_FALSE(v.within_p95);
 	EXPECT_NE(v.why.find("not asserted"), std::string::npos);
@@ -123,98 +123,98 @@ TEST(EcmpJudge, UnassertedBalanceIsReported)
 
 TEST(EcmpJudge, FailedClientOrNoPacketsFails)
 {
-	auto run = run_of("rfc", {250, 250, 250, 250}, {250, 250, 250, 250});
-	run.clients_ok = false;
-	EXPECT_EQ(judge(run).why, "a client failed");
-	EXPECT_FALSE(judge(run).ok);
+	auto ecmp_run = run_of("rfc", {250, 250, 250, 250}, {250, 250, 250, 250});
+	ecmp_run.clients_ok = false;
+	EXPECT_EQ(judge(ecmp_run).why, "a client failed");
+	EXPECT_FALSE(judge(ecmp_run).ok);
 	EXPECT_FALSE(judge(run_of("off", {0, 0}, {0, 0})).ok);
 }
 
 TEST(EcmpJudge, HostRunsHaveOneDirection)
 {
-	auto run = run_of("rfc", {260, 240, 250, 250}, {});
-	run.act = "host";
-	run.connections.clear();
-	EXPECT_TRUE(judge(run).ok);
-	run.forward = {1000, 0, 0, 0};
-	EXPECT_FALSE(judge(run).ok);
-	run.policy = "off";
-	EXPECT_TRUE(judge(run).ok);
-	run.policy = "linux"; // stock rxe gives the route lookup no ports: reported
-	auto v = judge(run);
+	auto ecmp_run = run_of("rfc", {260, 240, 250, 250}, {});
+	ecmp_run.act = "host";
+	ecmp_run.connections.clear();
+	EXPECT_TRUE(judge(ecmp_run).ok);
+	ecmp_run.forward = {1000, 0, 0, 0};
+	EXPECT_FALSE(judge(ecmp_run).ok);
+	ecmp_run.policy = "off";
+	EXPECT_TRUE(judge(ecmp_run).ok);
+	ecmp_run.policy = "linux"; // stock rxe gives the route lookup no ports: reported
+	auto v = judge(ecmp_run);
 	EXPECT_TRUE(v.ok);
 	EXPECT_EQ(v.why, "reported");
 }
 
 TEST(EcmpJudge, RfcAndMixKeepEveryConnectionOnOnePort)
 {
-	auto run = run_of("mix", {250, 250, 250, 250}, {250, 250, 250, 250});
-	run.connections[1].udp_sports.insert(0xD872);
-	auto v = judge(run);
+	auto ecmp_run = run_of("mix", {250, 250, 250, 250}, {250, 250, 250, 250});
+	ecmp_run.connections[1].udp_sports.insert(0xD872);
+	auto v = judge(ecmp_run);
 	EXPECT_FALSE(v.ok);
 	EXPECT_EQ(v.split, 1u);
 	EXPECT_NE(v.why.find("1 connections on more than one port"), std::string::npos) << v.why;
-	run.policy = "off";
-	run.forward = {1000, 0, 0, 0};
-	run.reverse = {1000, 0, 0, 0};
-	EXPECT_FALSE(judge(run).ok);
+	ecmp_run.policy = "off";
+	ecmp_run.forward = {1000, 0, 0, 0};
+	ecmp_run.reverse = {1000, 0, 0, 0};
+	EXPECT_FALSE(judge(ecmp_run).ok);
 }
 
 // Stock 6.12 splits exactly the connections its rules split, and some.
 TEST(EcmpJudge, LinuxSplitsWhatStockSplits)
 {
-	auto run = run_of("linux", {250, 250, 250, 250}, {250, 250, 250, 250});
-	run.connections[0].udp_sports.insert(0xD872);
-	run.connections[0].linux_splits = true;
-	auto v = judge(run);
+	auto ecmp_run = run_of("linux", {250, 250, 250, 250}, {250, 250, 250, 250});
+	ecmp_run.connections[0].udp_sports.insert(0xD872);
+	ecmp_run.connections[0].linux_splits = true;
+	auto v = judge(ecmp_run);
 	EXPECT_TRUE(v.ok) << v.why;
 	EXPECT_EQ(v.why, "stock splits 1 of 2 connections, as predicted");
-	run.connections[1].linux_splits = true; // predicted, not seen
-	v = judge(run);
+	ecmp_run.connections[1].linux_splits = true; // predicted, not seen
+	v = judge(ecmp_run);
 	EXPECT_FALSE(v.ok);
 	EXPECT_NE(v.why.find("1 connections on more than one port, stock 6.12 splits 2"),
 	          std::string::npos)
 	    << v.why;
-	run = run_of("linux", {250, 250, 250, 250}, {250, 250, 250, 250});
-	EXPECT_FALSE(judge(run).ok); // stock splits none: the demo shows nothing
+	ecmp_run = run_of("linux", {250, 250, 250, 250}, {250, 250, 250, 250});
+	EXPECT_FALSE(judge(ecmp_run).ok); // stock splits none: the demo shows nothing
 }
 
 TEST(EcmpJudge, EveryConnectionInTheCaptureAsPredicted)
 {
-	auto run = run_of("rfc", {250, 250, 250, 250}, {250, 250, 250, 250});
-	run.connections[0].found = false;
-	auto v = judge(run);
+	auto ecmp_run = run_of("rfc", {250, 250, 250, 250}, {250, 250, 250, 250});
+	ecmp_run.connections[0].found = false;
+	auto v = judge(ecmp_run);
 	EXPECT_FALSE(v.ok);
 	EXPECT_EQ(v.missing, 1u);
-	run.connections[0].found = true;
-	run.connections[1].consistent = false;
-	v = judge(run);
+	ecmp_run.connections[0].found = true;
+	ecmp_run.connections[1].consistent = false;
+	v = judge(ecmp_run);
 	EXPECT_FALSE(v.ok);
 	EXPECT_NE(v.why.find("off the policy's prediction"), std::string::npos);
-	run.connections[1].consistent = true;
-	run.capture_coverage = 0.98;
-	v = judge(run);
+	ecmp_run.connections[1].consistent = true;
+	ecmp_run.capture_coverage = 0.98;
+	v = judge(ecmp_run);
 	EXPECT_FALSE(v.ok);
 	EXPECT_NE(v.why.find("98.0%"), std::string::npos) << v.why;
 }
 
 TEST(EcmpJudge, DirectionsApartAndIpv6FlowLabels)
 {
-	auto run = run_of("rfc", {250, 250, 250, 250}, {250, 250, 250, 250});
-	run.family = "ipv6";
-	run.connections[0].reverse_links = {{3, 10}};
-	run.connections[0].flow_labels = {0x12345};
-	run.connections[1].flow_labels = {0};
-	auto v = judge(run);
+	auto ecmp_run = run_of("rfc", {250, 250, 250, 250}, {250, 250, 250, 250});
+	ecmp_run.family = "ipv6";
+	ecmp_run.connections[0].reverse_links = {{3, 10}};
+	ecmp_run.connections[0].flow_labels = {0x12345};
+	ecmp_run.connections[1].flow_labels = {0};
+	auto v = judge(ecmp_run);
 	EXPECT_EQ(v.apart, 1u);
 	EXPECT_EQ(v.fl_zero, 1u);
 	EXPECT_EQ(v.fl_set, 1u);
 	EXPECT_FALSE(v.ok); // rfc gives every IPv6 connection a flow label
-	run.policy = "linux";
-	run.connections[0].flow_labels = {0};
-	run.connections[0].udp_sports.insert(0xD872);
-	run.connections[0].linux_splits = true;
-	v = judge(run);
+	ecmp_run.policy = "linux";
+	ecmp_run.connections[0].flow_labels = {0};
+	ecmp_run.connections[0].udp_sports.insert(0xD872);
+	ecmp_run.connections[0].linux_splits = true;
+	v = judge(ecmp_run);
 	EXPECT_TRUE(v.ok) << v.why;
 	EXPECT_EQ(v.fl_zero, 2u);
 }

@@ -5,10 +5,10 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "args_parse.h"
 #include "ping.h"
 
 namespace roce
@@ -16,23 +16,9 @@ namespace roce
 namespace
 {
 
-struct Parsed {
-	std::optional<int> status;
-	PingOptions opts;
-	std::string err;
-};
-
-Parsed parse(std::vector<std::string> args)
+test::Parsed<PingOptions> parse_ping(const std::vector<std::string> &args)
 {
-	Parsed p;
-	std::vector<const char *> argv{"roce-ping"};
-	std::ostringstream out, err;
-
-	for (const auto &a : args)
-		argv.push_back(a.c_str());
-	p.status = parse_ping_args(static_cast<int>(argv.size()), argv.data(), p.opts, out, err);
-	p.err = err.str();
-	return p;
+	return test::parse_args<PingOptions>(parse_ping_args, "roce-ping", args);
 }
 
 const sockaddr_in6 &in6(const sockaddr_storage &ss)
@@ -47,8 +33,8 @@ const sockaddr_in &in4(const sockaddr_storage &ss)
 
 TEST(PingArgs, ClientIpv6WithFlowLabel)
 {
-	auto p = parse({"client", "--bind", "fd01::2", "--server", "fd02::2", "--flow-label",
-	                "0xabcde", "--connections", "64", "--messages", "5", "--json"});
+	auto p = parse_ping({"client", "--bind", "fd01::2", "--server", "fd02::2", "--flow-label",
+	                     "0xabcde", "--connections", "64", "--messages", "5", "--json"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_FALSE(p.opts.server);
 	EXPECT_EQ(p.opts.bind.ss_family, AF_INET6);
@@ -64,7 +50,8 @@ TEST(PingArgs, ClientIpv6WithFlowLabel)
 
 TEST(PingArgs, ClientIpv4Defaults)
 {
-	auto p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--port", "9000"});
+	auto p =
+	    parse_ping({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--port", "9000"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_EQ(p.opts.remote.ss_family, AF_INET);
 	EXPECT_EQ(ntohs(in4(p.opts.remote).sin_port), 9000);
@@ -87,12 +74,12 @@ TEST(PingArgs, ClientIpv4Defaults)
 // every connection's fate reported.
 TEST(PingArgs, FailoverClient)
 {
-	auto p = parse({"client",   "--bind",        "10.1.0.2",    "--server",
-	                "10.2.0.2", "--connections", "16",          "--messages",
-	                "1",        "--until",       "/tmp/stop",   "--interval",
-	                "50",       "--qp-timeout",  "14",          "--retry-count",
-	                "6",        "--keep-going",  "--stall-min", "150",
-	                "--json"});
+	auto p = parse_ping({"client",   "--bind",        "10.1.0.2",    "--server",
+	                     "10.2.0.2", "--connections", "16",          "--messages",
+	                     "1",        "--until",       "/tmp/stop",   "--interval",
+	                     "50",       "--qp-timeout",  "14",          "--retry-count",
+	                     "6",        "--keep-going",  "--stall-min", "150",
+	                     "--json"});
 	ASSERT_FALSE(p.status) << p.err;
 	ASSERT_TRUE(p.opts.qp_timeout);
 	EXPECT_EQ(*p.opts.qp_timeout, 14);
@@ -103,14 +90,14 @@ TEST(PingArgs, FailoverClient)
 	EXPECT_EQ(p.opts.until, "/tmp/stop");
 
 	// the edges of each range
-	p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--qp-timeout", "0",
-	           "--retry-count", "0"});
+	p = parse_ping({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--qp-timeout", "0",
+	                "--retry-count", "0"});
 	ASSERT_FALSE(p.status) << p.err;
 	ASSERT_TRUE(p.opts.qp_timeout);
 	EXPECT_EQ(*p.opts.qp_timeout, 0);
 	EXPECT_EQ(p.opts.retry_count, 0u);
-	p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--qp-timeout", "31",
-	           "--retry-count", "7"});
+	p = parse_ping({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--qp-timeout",
+	                "31", "--retry-count", "7"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_EQ(*p.opts.qp_timeout, 31);
 	EXPECT_EQ(p.opts.retry_count, 7u);
@@ -118,8 +105,8 @@ TEST(PingArgs, FailoverClient)
 
 TEST(PingArgs, FailoverServer)
 {
-	auto p = parse({"server", "--bind", "fd02::2", "--qp-timeout", "0x0e", "--retry-count", "6",
-	                "--keep-going"});
+	auto p = parse_ping({"server", "--bind", "fd02::2", "--qp-timeout", "0x0e", "--retry-count",
+	                     "6", "--keep-going"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_TRUE(p.opts.server);
 	ASSERT_TRUE(p.opts.qp_timeout);
@@ -130,13 +117,13 @@ TEST(PingArgs, FailoverServer)
 
 TEST(PingArgs, SourcePortBaseLeavesRoomForEveryConnection)
 {
-	auto p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--connections",
-	                "64", "--sport-base", "65472"});
+	auto p = parse_ping({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2",
+	                     "--connections", "64", "--sport-base", "65472"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_EQ(p.opts.sport_base, 65472);
 
-	p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--connections", "64",
-	           "--sport-base", "65473"});
+	p = parse_ping({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--connections",
+	                "64", "--sport-base", "65473"});
 	ASSERT_TRUE(p.status);
 	EXPECT_EQ(*p.status, 2);
 	EXPECT_NE(p.err.find("leaves no room"), std::string::npos) << p.err;
@@ -144,46 +131,46 @@ TEST(PingArgs, SourcePortBaseLeavesRoomForEveryConnection)
 
 TEST(PingArgs, CyclesRepeatConnectPingDisconnect)
 {
-	auto p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--cycles", "200",
-	                "--messages", "1", "--json"});
+	auto p = parse_ping({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--cycles",
+	                     "200", "--messages", "1", "--json"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_EQ(p.opts.cycles, 200u);
 	EXPECT_EQ(p.opts.messages, 1u);
 	EXPECT_EQ(p.opts.connections, 1u);
 
-	p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2"});
+	p = parse_ping({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_EQ(p.opts.cycles, 0u);
 
-	p = parse({"client", "--bind", "fd01::2", "--server", "fd02::2", "--cycles", "0x10"});
+	p = parse_ping({"client", "--bind", "fd01::2", "--server", "fd02::2", "--cycles", "0x10"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_EQ(p.opts.cycles, 16u);
 }
 
 TEST(PingArgs, ServerServesUntilKilledByDefault)
 {
-	auto p = parse({"server", "--bind", "fd02::2"});
+	auto p = parse_ping({"server", "--bind", "fd02::2"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_TRUE(p.opts.server);
 	EXPECT_EQ(p.opts.connections, 0u);
 	EXPECT_EQ(ntohs(in6(p.opts.bind).sin6_port), 7471);
 
-	p = parse({"server", "--bind", "10.2.0.2", "--connections", "3"});
+	p = parse_ping({"server", "--bind", "10.2.0.2", "--connections", "3"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_EQ(p.opts.connections, 3u);
 }
 
 TEST(PingArgs, CloseAtOnceOnBothEnds)
 {
-	auto p = parse({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--port", "7472",
-	                "--messages", "5", "--close-at-once"});
+	auto p = parse_ping({"client", "--bind", "10.1.0.2", "--server", "10.2.0.2", "--port",
+	                     "7472", "--messages", "5", "--close-at-once"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_TRUE(p.opts.close_at_once);
 	EXPECT_FALSE(p.opts.expect_reject);
 	EXPECT_EQ(p.opts.messages, 5u);
 
-	p = parse({"server", "--bind", "10.2.0.2", "--port", "7472", "--connections", "1",
-	           "--close-at-once", "--messages", "5"});
+	p = parse_ping({"server", "--bind", "10.2.0.2", "--port", "7472", "--connections", "1",
+	                "--close-at-once", "--messages", "5"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_TRUE(p.opts.server);
 	EXPECT_TRUE(p.opts.close_at_once);
@@ -191,11 +178,11 @@ TEST(PingArgs, CloseAtOnceOnBothEnds)
 	EXPECT_EQ(p.opts.connections, 1u);
 
 	// the server closes after the client's default number of round trips
-	p = parse({"server", "--bind", "fd02::2", "--close-at-once"});
+	p = parse_ping({"server", "--bind", "fd02::2", "--close-at-once"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_EQ(p.opts.messages, 10u);
 
-	p = parse({"client", "--bind", "fd01::2", "--server", "fd02::2"});
+	p = parse_ping({"client", "--bind", "fd01::2", "--server", "fd02::2"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_FALSE(p.opts.close_at_once);
 	EXPECT_FALSE(p.opts.expect_reject);
@@ -203,33 +190,27 @@ TEST(PingArgs, CloseAtOnceOnBothEnds)
 
 TEST(PingArgs, ExpectReject)
 {
-	auto p = parse({"client", "--bind", "fd01::2", "--server", "fd02::2", "--port", "7999",
-	                "--expect-reject", "--json"});
+	auto p = parse_ping({"client", "--bind", "fd01::2", "--server", "fd02::2", "--port", "7999",
+	                     "--expect-reject", "--json"});
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_TRUE(p.opts.expect_reject);
 	EXPECT_EQ(ntohs(in6(p.opts.remote).sin6_port), 7999);
 	EXPECT_EQ(p.opts.connections, 1u);
 }
 
-struct BadArgs {
-	const char *name;
-	std::vector<std::string> args;
-	const char *message;
-};
-
-class PingArgsBad : public testing::TestWithParam<BadArgs>
+class PingArgsBad : public testing::TestWithParam<test::BadArgs>
 {
 };
 
 TEST_P(PingArgsBad, ExitsTwoWithMessage)
 {
-	auto p = parse(GetParam().args);
+	auto p = parse_ping(GetParam().args);
 	ASSERT_TRUE(p.status);
 	EXPECT_EQ(*p.status, 2);
 	EXPECT_NE(p.err.find(GetParam().message), std::string::npos) << p.err;
 }
 
-const BadArgs bad_args[] = {
+const test::BadArgs bad_ping_args[] = {
     {"NoSubcommand", {}, "subcommand"},
     {"MissingServer", {"client", "--bind", "10.1.0.2"}, "--server"},
     {"HostName", {"client", "--bind", "a0", "--server", "10.2.0.2"}, "not a numeric"},
@@ -324,7 +305,7 @@ const BadArgs bad_args[] = {
      "cannot be combined"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Cases, PingArgsBad, testing::ValuesIn(bad_args),
+INSTANTIATE_TEST_SUITE_P(Cases, PingArgsBad, testing::ValuesIn(bad_ping_args),
                          [](const auto &param_info) { return std::string(param_info.param.name); });
 
 } // namespace

@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "args_parse.h"
 #include "qps.h"
 
 namespace roce
@@ -15,23 +15,9 @@ namespace roce
 namespace
 {
 
-struct Parsed {
-	std::optional<int> status;
-	QpsOptions opts;
-	std::string err;
-};
-
-Parsed parse(std::vector<std::string> args)
+test::Parsed<QpsOptions> parse_qps(const std::vector<std::string> &args)
 {
-	Parsed p;
-	std::vector<const char *> argv{"roce-qps"};
-	std::ostringstream out, err;
-
-	for (const auto &a : args)
-		argv.push_back(a.c_str());
-	p.status = parse_qps_args(static_cast<int>(argv.size()), argv.data(), p.opts, out, err);
-	p.err = err.str();
-	return p;
+	return test::parse_args<QpsOptions>(parse_qps_args, "roce-qps", args);
 }
 
 const std::vector<std::string> kDevs = {"--dev-a", "rxea", "--dev-b", "rxeb",
@@ -47,7 +33,7 @@ std::vector<std::string> with_devs(std::vector<std::string> more)
 
 TEST(QpsArgs, Defaults)
 {
-	auto p = parse(kDevs);
+	auto p = parse_qps(kDevs);
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_EQ(p.opts.dev_a, "rxea");
 	EXPECT_EQ(p.opts.dev_b, "rxeb");
@@ -66,23 +52,24 @@ TEST(QpsArgs, Defaults)
 
 TEST(QpsArgs, UdAndRoundTrips)
 {
-	auto p = parse(with_devs({"--transport", "ud", "--round-trips", "20"}));
+	auto p = parse_qps(with_devs({"--transport", "ud", "--round-trips", "20"}));
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_TRUE(p.opts.ud);
 	EXPECT_EQ(p.opts.round_trips, 20u);
-	p = parse(with_devs({"--transport", "rc", "--round-trips", "1000000"}));
+	p = parse_qps(with_devs({"--transport", "rc", "--round-trips", "1000000"}));
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_FALSE(p.opts.ud);
 	EXPECT_EQ(p.opts.round_trips, 1000000u);
-	p = parse(with_devs({"--round-trips", "0x10"}));
+	p = parse_qps(with_devs({"--round-trips", "0x10"}));
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_EQ(p.opts.round_trips, 16u);
 }
 
 TEST(QpsArgs, EverySetting)
 {
-	auto p = parse(with_devs({"--pairs", "4096", "--batch", "512", "--size", "64", "--policy",
-	                          "mix", "--port", "2", "--timeout", "60", "--json"}));
+	auto p =
+	    parse_qps(with_devs({"--pairs", "4096", "--batch", "512", "--size", "64", "--policy",
+	                         "mix", "--port", "2", "--timeout", "60", "--json"}));
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_EQ(p.opts.pairs, 4096u);
 	EXPECT_EQ(p.opts.batch, 512u);
@@ -96,7 +83,7 @@ TEST(QpsArgs, EverySetting)
 
 TEST(QpsArgs, Limits)
 {
-	auto p = parse(with_devs({"--pairs", "65536", "--batch", "4096", "--size", "4096"}));
+	auto p = parse_qps(with_devs({"--pairs", "65536", "--batch", "4096", "--size", "4096"}));
 	ASSERT_FALSE(p.status) << p.err;
 	EXPECT_EQ(p.opts.pairs, 65536u);
 	EXPECT_EQ(p.opts.batch, 4096u);
@@ -105,30 +92,24 @@ TEST(QpsArgs, Limits)
 
 TEST(QpsArgs, Help)
 {
-	auto p = parse({"--help"});
+	auto p = parse_qps({"--help"});
 	ASSERT_TRUE(p.status);
 	EXPECT_EQ(*p.status, 0);
 }
 
-struct BadArgs {
-	const char *name;
-	std::vector<std::string> args;
-	const char *message;
-};
-
-class QpsArgsBad : public testing::TestWithParam<BadArgs>
+class QpsArgsBad : public testing::TestWithParam<test::BadArgs>
 {
 };
 
 TEST_P(QpsArgsBad, ExitsTwoWithMessage)
 {
-	auto p = parse(GetParam().args);
+	auto p = parse_qps(GetParam().args);
 	ASSERT_TRUE(p.status);
 	EXPECT_EQ(*p.status, 2);
 	EXPECT_NE(p.err.find(GetParam().message), std::string::npos) << p.err;
 }
 
-const BadArgs bad_args[] = {
+const test::BadArgs bad_qps_args[] = {
     {"NoArguments", {}, "--dev-a"},
     {"MissingGidB", {"--dev-a", "rxea", "--dev-b", "rxeb", "--gid-a", "1"}, "--gid-b"},
     {"EmptyDevice",
@@ -159,7 +140,7 @@ const BadArgs bad_args[] = {
     {"NegativeRoundTrips", with_devs({"--round-trips", "-1"}), "not a number"},
 };
 
-INSTANTIATE_TEST_SUITE_P(Cases, QpsArgsBad, testing::ValuesIn(bad_args),
+INSTANTIATE_TEST_SUITE_P(Cases, QpsArgsBad, testing::ValuesIn(bad_qps_args),
                          [](const auto &param_info) { return std::string(param_info.param.name); });
 
 // Two draws from two values: one distinct value or two, each with
