@@ -5,11 +5,14 @@
 # stderr).  For each patch of build/patchset/ (make patchset):
 #   - git am, on a worktree of the pristine directories the series touches;
 #   - a W=1 build of drivers/infiniband against the test kernel, out of
-#     tree as `make modules` builds it, then sparse (C=2) on the series' own
-#     C files (a header's warnings come with a file that includes it; those
-#     of files outside the series are not compared): every module built,
-#     every C file of the series checked by sparse, no warning in a file of
-#     the series that the same file lacks in pristine 6.12 (compared without
+#     tree as `make modules` builds it, then sparse (C=2) on the series' C
+#     files that this build compiled: Kbuild recompiles what the patch
+#     changes and every file that includes a header it changes, and a file
+#     it did not recompile is as the step before judged it (a header's
+#     warnings come with a file that includes it; those of files outside
+#     the series are not compared).  Every module built, every recompiled C
+#     file of the series checked by sparse, no warning in a file of the
+#     series that the same file lacks in pristine 6.12 (compared without
 #     line numbers: 6.12 has W=1 and sparse warnings of its own), no symbol
 #     left undefined;
 #   - scripts/checkpatch.pl --strict;
@@ -111,6 +114,16 @@ series_objs() {
 	done
 }
 
+# rebuilt_objs LOG: those of series_objs that the build logged in LOG
+# compiled.
+rebuilt_objs() {
+	local o
+
+	for o in $(series_objs); do
+		! grep -qxF "  CC [M]  $WT/drivers/infiniband/$o" "$1" || echo "$o"
+	done
+}
+
 # warnings LOG: "file: warning: message" for every file, without line
 # numbers; a header's warning once (every file that includes it repeats it).
 warnings() {
@@ -204,23 +217,25 @@ for p in "${patches[@]}"; do
 	fi
 	ktap_test_pass "$name: git am on Linux $KVER with the patches before it"
 
-	# sparse checks what is compiled: the series' C files again; and the
-	# object of one that this step lacks must not be used stale.
+	# The object of a series C file that this step lacks must not be used
+	# stale.
 	restore_state
 	for f in $series; do
 		case $f in *.c) ;; *) continue ;; esac
-		if [ -f "$WT/$f" ]; then
-			touch "$WT/$f"
-		else
+		[ -f "$WT/$f" ] ||
 			rm -f "$WT/${f%.c}.o" "$WT/$(dirname "$f")/.$(basename "${f%.c}").o.cmd"
-		fi
 	done
-	say "series check: $name: W=1 build, sparse on the series' files (log $log)" >&2
-	bad=
-	# shellcheck disable=SC2046
-	if ! build "$log" 0 || ! build "$log" 2 $(series_objs); then
-		grep -m 20 -E 'error|Error|No rule|No such file' "$log" | sed 's/^/# /' || true
+	say "series check: $name: W=1 build, sparse on the series' files it recompiles (log $log)" >&2
+	bad= checked=
+	if build "$log" 0; then
+		checked=$(rebuilt_objs "$log")
+		# shellcheck disable=SC2086
+		[ -z "$checked" ] || build "$log" 2 $checked || bad=" the build failed (log $log);"
+	else
 		bad=" the build failed (log $log);"
+	fi
+	if [ -n "$bad" ]; then
+		grep -m 20 -E 'error|Error|No rule|No such file' "$log" | sed 's/^/# /' || true
 	else
 		record_state
 		for m in $MODULES; do
@@ -229,9 +244,8 @@ for p in "${patches[@]}"; do
 			[ -n "$(find "$WT/drivers/infiniband" -name "$m.ko")" ] ||
 				bad="$bad $m.ko was not built;"
 		done
-		for f in $series; do
-			case $f in *.c) ;; *) continue ;; esac
-			[ -f "$WT/$f" ] || continue
+		for o in $checked; do
+			f=drivers/infiniband/${o%.o}.c
 			grep -qE "^  CHECK +($WT/)?$f\$" "$log" || bad="$bad sparse did not check $f;"
 		done
 		new=$(comm -23 <(warnings "$log" | series_only) <(series_only < "$SC/base.warnings"))
