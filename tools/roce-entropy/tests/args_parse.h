@@ -3,6 +3,8 @@
 // roce-qps's parse_*_args(argc, argv, opts, out, err).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <optional>
 #include <sstream>
 #include <string>
@@ -41,5 +43,18 @@ struct BadArgs {
 	std::vector<std::string> args;
 	const char *message;
 };
+
+// P, the parse of BAD's command line, refused it as BAD says.
+template <typename Options>
+testing::AssertionResult refused(const Parsed<Options> &p, const BadArgs &bad)
+{
+	if (!p.status)
+		return testing::AssertionFailure() << "accepted";
+	if (*p.status != 2)
+		return testing::AssertionFailure() << "exit status " << *p.status << ", not 2";
+	if (p.err.find(bad.message) == std::string::npos)
+		return testing::AssertionFailure() << "no '" << bad.message << "' in: " << p.err;
+	return testing::AssertionSuccess();
+}
 
 } // namespace roce::test
