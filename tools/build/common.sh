@@ -31,18 +31,14 @@ say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # cmake_init: CMAKE_ARGS, the cmake arguments of every build of the C++
-# tooling here.
-#   - A unity build: each target's sources compiled a few at a time as one
-#     file, which parses the heavy headers (GoogleTest, nlohmann/json,
-#     CLI11) once per batch.  Cold, on two cores: the release build 244 ->
-#     160 CPU s, the sanitizer build 557 -> 265.  A developer's own
-#     cmake build is file by file, as usual.
-#   - ccache when it is installed.  Its files live in the cache, and paths
-#     under the repository are hashed relative to it (without the build
-#     directory, which -g would otherwise add), so a fresh clone's compiles
-#     are hits.
+# tooling here: ccache when it is installed.  Its files live in the cache,
+# and paths under the repository are hashed relative to it (without the
+# build directory, which -g would otherwise add), so a fresh clone's
+# compiles are hits.  Not a unity build, even in a build tree that was
+# one: CMake 3.25's unity sources #include each file by its absolute path,
+# which no fresh clone shares, so none of their compiles would be a hit.
 cmake_init() {
-	CMAKE_ARGS=(-DCMAKE_UNITY_BUILD=ON)
+	CMAKE_ARGS=(-DCMAKE_UNITY_BUILD=OFF)
 	command -v ccache >/dev/null || return 0
 	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 	export CCACHE_BASEDIR=$REPO CCACHE_NOHASHDIR=true
