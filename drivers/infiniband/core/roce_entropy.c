@@ -222,6 +222,22 @@ static void rdma_entropy_remove_one(struct ib_device *dev, void *data)
 	kfree_rcu(ent, rcu);
 }
 
+/*
+ * The settings of @port of @dev, NULL for an invalid port or a device that
+ * does not follow the policy.  The caller holds rcu_read_lock().
+ */
+static struct rdma_entropy_port *
+rdma_entropy_port_rcu(struct ib_device *dev, u32 port)
+{
+	struct rdma_entropy_dev *ent;
+
+	if (!rdma_is_port_valid(dev, port))
+		return NULL;
+	ent = ib_get_client_data(dev, &rdma_entropy_client);
+
+	return ent ? &ent->port[port] : NULL;
+}
+
 /**
  * rdma_port_entropy - the entropy policy of a port
  * @dev: the device
@@ -234,15 +250,12 @@ static void rdma_entropy_remove_one(struct ib_device *dev, void *data)
 enum rdma_entropy_policy rdma_port_entropy(struct ib_device *dev, u32 port)
 {
 	enum rdma_entropy_policy policy = RDMA_ENTROPY_LINUX;
-	struct rdma_entropy_dev *ent;
-
-	if (!rdma_is_port_valid(dev, port))
-		return RDMA_ENTROPY_LINUX;
+	struct rdma_entropy_port *p;
 
 	rcu_read_lock();
-	ent = ib_get_client_data(dev, &rdma_entropy_client);
-	if (ent)
-		policy = READ_ONCE(ent->port[port].policy);
+	p = rdma_entropy_port_rcu(dev, port);
+	if (p)
+		policy = READ_ONCE(p->policy);
 	rcu_read_unlock();
 
 	return policy;
@@ -261,15 +274,12 @@ EXPORT_SYMBOL(rdma_port_entropy);
 enum rdma_repath rdma_port_repath(struct ib_device *dev, u32 port)
 {
 	enum rdma_repath repath = RDMA_REPATH_OFF;
-	struct rdma_entropy_dev *ent;
-
-	if (!rdma_is_port_valid(dev, port))
-		return RDMA_REPATH_OFF;
+	struct rdma_entropy_port *p;
 
 	rcu_read_lock();
-	ent = ib_get_client_data(dev, &rdma_entropy_client);
-	if (ent)
-		repath = READ_ONCE(ent->port[port].repath);
+	p = rdma_entropy_port_rcu(dev, port);
+	if (p)
+		repath = READ_ONCE(p->repath);
 	rcu_read_unlock();
 
 	return repath;
@@ -509,7 +519,7 @@ static ssize_t roce_entropy_store(struct ib_device *ibdev, u32 port_num,
 				  struct ib_port_attribute *attr,
 				  const char *buf, size_t count)
 {
-	struct rdma_entropy_dev *ent;
+	struct rdma_entropy_port *p;
 	int policy;
 
 	policy = roce_entropy_store_parse(rdma_entropy_parse, buf, count);
@@ -517,12 +527,12 @@ static ssize_t roce_entropy_store(struct ib_device *ibdev, u32 port_num,
 		return policy;
 
 	rcu_read_lock();
-	ent = ib_get_client_data(ibdev, &rdma_entropy_client);
-	if (ent)
-		WRITE_ONCE(ent->port[port_num].policy, policy);
+	p = rdma_entropy_port_rcu(ibdev, port_num);
+	if (p)
+		WRITE_ONCE(p->policy, policy);
 	rcu_read_unlock();
 
-	return ent ? count : -ENODEV;
+	return p ? count : -ENODEV;
 }
 
 static IB_PORT_ATTR_RW(roce_entropy);
@@ -538,7 +548,7 @@ static ssize_t roce_repath_store(struct ib_device *ibdev, u32 port_num,
 				 struct ib_port_attribute *attr,
 				 const char *buf, size_t count)
 {
-	struct rdma_entropy_dev *ent;
+	struct rdma_entropy_port *p;
 	int repath;
 
 	repath = roce_entropy_store_parse(rdma_repath_parse, buf, count);
@@ -546,12 +556,12 @@ static ssize_t roce_repath_store(struct ib_device *ibdev, u32 port_num,
 		return repath;
 
 	rcu_read_lock();
-	ent = ib_get_client_data(ibdev, &rdma_entropy_client);
-	if (ent)
-		WRITE_ONCE(ent->port[port_num].repath, repath);
+	p = rdma_entropy_port_rcu(ibdev, port_num);
+	if (p)
+		WRITE_ONCE(p->repath, repath);
 	rcu_read_unlock();
 
-	return ent ? count : -ENODEV;
+	return p ? count : -ENODEV;
 }
 
 static IB_PORT_ATTR_RW(roce_repath);
