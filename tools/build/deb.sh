@@ -88,7 +88,8 @@ tools_deb() {
 	"$REPO/tools/build/tools.sh" > "$OUT/tools.log" 2>&1 ||
 		{ tail -n 20 "$OUT/tools.log"; die "the C++ tools did not build"; }
 	mkdir -p "$root/DEBIAN" "$root/usr/share/doc/$NAME-tools"
-	cmake --install "$BUILD/tools" --prefix "$root/usr" > /dev/null
+	# Stripped, as Debian ships programs (its policy, 10.1; dh_strip).
+	cmake --install "$BUILD/tools" --prefix "$root/usr" --strip > /dev/null
 	compgen -G "$root/usr/bin/*" > /dev/null ||
 		die "cmake --install put no program in $root/usr/bin: tools/roce-entropy's install() rules are missing"
 	cp "$REPO/LICENSE" "$root/usr/share/doc/$NAME-tools/copyright"
