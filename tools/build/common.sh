@@ -34,11 +34,10 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # tooling here: ccache when it is installed.  Its files live in the cache,
 # and paths under the repository are hashed relative to it (without the
 # build directory, which -g would otherwise add), so a fresh clone's
-# compiles are hits.  Not a unity build, even in a build tree that was
-# one: CMake 3.25's unity sources #include each file by its absolute path,
-# which no fresh clone shares, so none of their compiles would be a hit.
+# compiles are hits.  (No unity build: CMake 3.25's unity sources #include
+# each file by its absolute path, which no fresh clone shares.)
 cmake_init() {
-	CMAKE_ARGS=(-DCMAKE_UNITY_BUILD=OFF)
+	CMAKE_ARGS=()
 	command -v ccache >/dev/null || return 0
 	export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 	export CCACHE_BASEDIR=$REPO CCACHE_NOHASHDIR=true

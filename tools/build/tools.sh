@@ -35,9 +35,8 @@ cp "$BUILD/tools/bin/roce-entropy" "$BUILD/tools/bin/roce-ping" "$BUILD/tools/bi
 say "tools: $BUILD/bin/roce-entropy"
 
 if [ "${1:-}" = test ]; then
-	# -O0 -g1: line tables for the reports, no optimiser.  Cold, the
-	# compiles take 409 CPU s against 547 at -O1 (and 648 s of wall time
-	# at -O2 -g); the tests run in 7 s against 6.
+	# -O0 -g1: line tables for the reports, no optimiser.  Cold, its
+	# compiles take 409 CPU s against 547 at -O1; the tests 7 s against 6.
 	build "$BUILD/tools-asan" -DROCE_SANITIZE=ON -DCMAKE_BUILD_TYPE=None \
 		-DCMAKE_CXX_FLAGS="-O0 -g1"
 	# Each test program runs once, writing GoogleTest's JUnit XML (one
