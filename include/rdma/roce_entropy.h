@@ -209,8 +209,11 @@ static inline u16 rdma_entropy_sport(u32 fl, u16 base_sport)
  *
  * For RC, UC and XRC QPs.  Under RDMA_ENTROPY_OFF, and whenever no flow label
  * results, the port is @base_sport.  Under RDMA_ENTROPY_LINUX it is 6.12's
- * rdma_get_udp_sport(), and the flow label is the consumer's only: 6.12 hashed
- * the QP numbers into the port but not into the IPv6 header.
+ * rdma_get_udp_sport() of the very same inputs, bits above a flow label's 20
+ * and a QPN's 24 included, and the flow label is the consumer's only: 6.12
+ * hashed the QP numbers into the port but not into the IPv6 header.  The
+ * other policies take 20 bits of @fl and 24 of each QPN, the bits that go
+ * on the wire.
  *
  * Return: the flow label to program into the path (and the IPv6 header).
  */
@@ -218,12 +221,14 @@ static inline u32 rdma_entropy_path(enum rdma_entropy_policy policy, u32 fl,
 				    u32 lqpn, u32 rqpn, u16 base_sport,
 				    u16 *sport)
 {
-	u32 gen = rdma_entropy_flow_label(policy, fl, lqpn, rqpn);
+	u32 gen;
 
 	if (policy == RDMA_ENTROPY_LINUX) {
-		*sport = rdma_flow_label_to_udp_sport(gen);
+		/* every bit of the inputs counts, as it did in 6.12 */
+		*sport = rdma_get_udp_sport(fl, lqpn, rqpn);
 		return fl & IB_GRH_FLOWLABEL_MASK;
 	}
+	gen = rdma_entropy_flow_label(policy, fl, lqpn, rqpn);
 	*sport = rdma_entropy_sport(gen, base_sport);
 
 	return gen;
@@ -347,7 +352,7 @@ static inline void rdma_entropy_path_state(struct rdma_entropy_state *st,
 					   &sport);
 	st->udp_sport = sport;
 	st->policy = policy;
-	if (fl & IB_GRH_FLOWLABEL_MASK)
+	if (policy == RDMA_ENTROPY_LINUX ? fl : fl & IB_GRH_FLOWLABEL_MASK)
 		st->source = RDMA_ENTROPY_SRC_ADDRESS;
 	else if (policy == RDMA_ENTROPY_OFF)
 		st->source = RDMA_ENTROPY_SRC_NONE;
@@ -450,29 +455,26 @@ static inline u32 rdma_repath_flow_label(u32 base, u32 move)
 }
 
 /**
- * enum rdma_repath_event - what an RC QP saw
+ * enum rdma_repath_event - what an RC QP saw that may mean a dead path
  * @RDMA_REPATH_TIMEOUT: requester: the retransmission timer expired with
  *                       requests unacknowledged
- * @RDMA_REPATH_RNR_NAK: requester: an RNR NAK (the responder has no receive
- *                       buffer: the path works)
- * @RDMA_REPATH_SEQ_NAK: requester: a PSN sequence error NAK (a packet was
- *                       lost, but the NAK came back: the path works)
  * @RDMA_REPATH_DUPLICATE: responder: a retransmission of requests it had
  *                         already answered, from where the previous one
  *                         started (its responses are not getting back)
+ *
+ * NAKs are no such event: an RNR NAK or a sequence error NAK came back over
+ * the path, which therefore works.  A driver never reports them.
  */
 enum rdma_repath_event {
 	RDMA_REPATH_TIMEOUT,
-	RDMA_REPATH_RNR_NAK,
-	RDMA_REPATH_SEQ_NAK,
 	RDMA_REPATH_DUPLICATE,
 };
 
 /**
  * rdma_repath_should_move - whether an RC QP moves to its next flow label
  * @repath: the port's setting when the event happens
- * @pinned: the QP's flow label was chosen by the application (see
- *          rdma_repath_cm_generated()); it is never changed
+ * @pinned: the QP's flow label was chosen by the application
+ *          (rdma_repath_pinned()); it is never changed
  * @event: what the QP saw
  * @rounds: the events of its kind in a row, this one included: for
  *          RDMA_REPATH_TIMEOUT the timeouts without an acknowledgment in
@@ -484,8 +486,8 @@ enum rdma_repath_event {
  * one after.  The first can be spurious: a timer that was armed for an
  * earlier request and expires while a later one is still on its way (rxe
  * does not stop its timer when everything is acknowledged), or a late
- * response; a second means the retransmission was lost too.  NAKs never
- * move a QP: they came back over the path.
+ * response; a second means the retransmission was lost too.  An event that
+ * is neither never moves a QP.
  */
 static inline bool rdma_repath_should_move(enum rdma_repath repath,
 					   bool pinned,
@@ -495,13 +497,8 @@ static inline bool rdma_repath_should_move(enum rdma_repath repath,
 	if (repath != RDMA_REPATH_ON || pinned)
 		return false;
 
-	switch (event) {
-	case RDMA_REPATH_TIMEOUT:
-	case RDMA_REPATH_DUPLICATE:
-		return rounds >= 2;
-	default:
-		return false;
-	}
+	return (event == RDMA_REPATH_TIMEOUT ||
+		event == RDMA_REPATH_DUPLICATE) && rounds >= 2;
 }
 
 /**
@@ -528,11 +525,31 @@ static inline bool rdma_repath_cm_generated(u32 fl, u16 port_a, u16 port_b)
 		      fl == rdma_mix_cm_flow_label(port_a, port_b));
 }
 
+/*
+ * rdma_cm's mark on a flow label it derived from the connection's ports,
+ * set in the address it gives the QP for RTR (rdma_init_qp_attr()) when the
+ * port re-paths: above the 20 bits of a flow label, so that the label
+ * travels with the QP's own address, through user space for a user QP, and
+ * no other QP's can be changed.  A driver that declares IBK_ROCE_ENTROPY
+ * takes the mark off; a flow label is only ever its 20 bits.
+ */
+#define RDMA_ENTROPY_FL_CM BIT(31)
+
+/**
+ * rdma_repath_pinned - whether a QP's flow label is the application's
+ * @fl: the flow label of the QP's address, as modify_qp got it
+ *
+ * A QP without a flow label generates one and may move, and so may one with
+ * a label rdma_cm derived and marked (RDMA_ENTROPY_FL_CM); any other label
+ * was set by the application and never changes.
+ */
+static inline bool rdma_repath_pinned(u32 fl)
+{
+	return (fl & IB_GRH_FLOWLABEL_MASK) && !(fl & RDMA_ENTROPY_FL_CM);
+}
+
 enum rdma_entropy_policy rdma_port_entropy(struct ib_device *dev, u32 port);
 enum rdma_repath rdma_port_repath(struct ib_device *dev, u32 port);
-void rdma_entropy_note_cm_flow_label(struct ib_device *dev, u32 port,
-				     u32 rqpn, u32 fl);
-bool rdma_repath_pinned(struct ib_device *dev, u32 port, u32 rqpn, u32 fl);
 void rdma_entropy_set_reply_flow_label(struct ib_device *dev,
 				       struct rdma_ah_attr *attr, u32 fl);
 struct ib_ah *rdma_entropy_create_reply_ah(struct ib_pd *pd,

@@ -4,25 +4,35 @@
  *
  * The hashes themselves are inline in <rdma/roce_entropy.h> so that providers
  * can use them on their send paths; this file owns the policy and the re-path
- * setting of each port, the address of a reply to a received packet, and
- * which rdma_cm flow labels may move, which need ib_core.
+ * setting of each port and the address of a reply to a received packet,
+ * which need ib_core.
  *
- * The settings of a device's ports live in ib_core's client data for that
- * device, not in struct ib_port_data: the structures that exported functions
+ * The settings of a device's ports live in an xarray of this file, by device
+ * index, not in struct ib_port_data: the structures that exported functions
  * take keep their layout, so the modules built against the kernel this is
- * added to keep loading (their symbol CRCs do not change).  The state exists
- * from the moment the device is registered to the moment it is unregistered,
- * and only on devices whose driver declares, with IBK_ROCE_ENTROPY, that it
- * follows the policy.  Every other port behaves as 6.12 did.
+ * added to keep loading (their symbol CRCs do not change).  They exist only
+ * for devices whose driver declares, with IBK_ROCE_ENTROPY, that it follows
+ * the policy; every other port behaves as 6.12 did.
+ *
+ * Their lifetime is the device's: created when ib_core first adds its
+ * clients to the device, they stay through moves to another network
+ * namespace (which remove and add the clients again) and go in device_del(),
+ * a devres action of the device, once ib_core has removed its port sysfs
+ * files and every client, and no QP or AH of the device is left.  They are
+ * taken out of the xarray before they are freed, after a grace period:
+ * a reader under rcu_read_lock() that finds them can use them, one that
+ * comes later finds nothing and takes 6.12's behaviour.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/device.h>
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/xarray.h>
 #include <kunit/visibility.h>
 #include <rdma/ib_sysfs.h>
 #include <rdma/rdma_netlink.h>
@@ -182,45 +192,91 @@ static unsigned int roce_repath = RDMA_REPATH_OFF;
 /* Set once ib_core is up: from then on a bad module parameter is refused. */
 static bool rdma_entropy_live;
 
-static int rdma_entropy_add_one(struct ib_device *dev);
-static void rdma_entropy_remove_one(struct ib_device *dev, void *data);
+/*
+ * IBK_ROCE_ENTROPY is far above the flags 6.12 has, so that one a stable
+ * update adds takes another bit; tools/build checks the target kernel's
+ * header for it before building.
+ */
+static_assert(!(IBK_ROCE_ENTROPY &
+		(IBK_LOCAL_DMA_LKEY | IBK_INTEGRITY_HANDOVER |
+		 IBK_ON_DEMAND_PAGING | IBK_SG_GAPS_REG | IBK_ALLOW_USER_UNREG |
+		 IBK_BLOCK_MULTICAST_LOOPBACK | IBK_UD_TSO |
+		 IBK_VIRTUAL_FUNCTION | IBK_RDMA_NETDEV_OPA)));
 
-VISIBLE_IF_KUNIT struct ib_client rdma_entropy_client = {
-	.name = "roce_entropy",
-	.add = rdma_entropy_add_one,
-	.remove = rdma_entropy_remove_one,
-};
-EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_client);
+static DEFINE_XARRAY(rdma_entropy_devs);
 
-static int rdma_entropy_add_one(struct ib_device *dev)
+/*
+ * Publish @ent, the settings of @ent->dev, until rdma_entropy_release().
+ * The caller made sure no other settings of the device are published.
+ */
+VISIBLE_IF_KUNIT int rdma_entropy_publish(struct rdma_entropy_dev *ent)
+{
+	return xa_insert(&rdma_entropy_devs, ent->dev->index, ent, GFP_KERNEL);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_publish);
+
+/* Unpublish @data, settings published by rdma_entropy_publish(), and free it. */
+VISIBLE_IF_KUNIT void rdma_entropy_release(void *data)
+{
+	struct rdma_entropy_dev *ent = data;
+
+	xa_cmpxchg(&rdma_entropy_devs, ent->dev->index, ent, NULL, 0);
+	kfree_rcu(ent, rcu);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_release);
+
+/* The published settings of @dev, NULL if none.  Under rcu_read_lock(). */
+static struct rdma_entropy_dev *rdma_entropy_dev_rcu(struct ib_device *dev)
+{
+	struct rdma_entropy_dev *ent = xa_load(&rdma_entropy_devs, dev->index);
+
+	return ent && ent->dev == dev ? ent : NULL;
+}
+
+/*
+ * A device's clients are added when it registers and again after a move to
+ * another network namespace: the settings are made the first time only.
+ */
+VISIBLE_IF_KUNIT int rdma_entropy_add_one(struct ib_device *dev)
 {
 	struct rdma_entropy_dev *ent;
+	bool known;
 	u32 port;
+	int ret;
 
 	if (!(dev->attrs.kernel_cap_flags & IBK_ROCE_ENTROPY))
 		return -EOPNOTSUPP;
+
+	rcu_read_lock();
+	known = rdma_entropy_dev_rcu(dev);
+	rcu_read_unlock();
+	if (known)
+		return 0;
 
 	ent = kzalloc(struct_size(ent, port, rdma_end_port(dev) + 1),
 		      GFP_KERNEL);
 	if (!ent)
 		return -ENOMEM;
 
-	spin_lock_init(&ent->lock);
+	ent->dev = dev;
 	rdma_for_each_port(dev, port) {
 		ent->port[port].policy = READ_ONCE(roce_entropy);
 		ent->port[port].repath = READ_ONCE(roce_repath);
 	}
-	ib_set_client_data(dev, &rdma_entropy_client, ent);
+	ret = rdma_entropy_publish(ent);
+	if (ret) {
+		kfree(ent);
+		return ret;
+	}
 
-	return 0;
+	return devm_add_action_or_reset(&dev->dev, rdma_entropy_release, ent);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_add_one);
 
-static void rdma_entropy_remove_one(struct ib_device *dev, void *data)
-{
-	struct rdma_entropy_dev *ent = data;
-
-	kfree_rcu(ent, rcu);
-}
+static struct ib_client rdma_entropy_client = {
+	.name = "roce_entropy",
+	.add = rdma_entropy_add_one,
+};
 
 /*
  * The settings of @port of @dev, NULL for an invalid port or a device that
@@ -233,7 +289,7 @@ rdma_entropy_port_rcu(struct ib_device *dev, u32 port)
 
 	if (!rdma_is_port_valid(dev, port))
 		return NULL;
-	ent = ib_get_client_data(dev, &rdma_entropy_client);
+	ent = rdma_entropy_dev_rcu(dev);
 
 	return ent ? &ent->port[port] : NULL;
 }
@@ -285,91 +341,6 @@ enum rdma_repath rdma_port_repath(struct ib_device *dev, u32 port)
 	return repath;
 }
 EXPORT_SYMBOL(rdma_port_repath);
-
-/*
- * Which rdma_cm flow labels may move.  A QP gets its address from
- * modify_qp, where a label rdma_cm derived from the connection's ports and
- * one an application set look alike; rdma_cm, which knows the ports, notes
- * the labels it derived just before the QP's move to RTR (through
- * rdma_init_qp_attr(), for kernel and user QPs alike), and the driver asks
- * when the QP gets that address.  The notes are a ring of the newest
- * RDMA_ENTROPY_CM_NOTES per device: a label whose note was overwritten
- * before the driver asked (that many connections set up in between) counts
- * as the application's and stays, which is what the QP would do without
- * re-path.
- */
-
-/**
- * rdma_entropy_note_cm_flow_label - note a flow label rdma_cm derived
- * @dev: the device of the connection's QP
- * @port: its port
- * @rqpn: the remote QP number the QP is about to be given
- * @fl: the flow label rdma_cm derived from the connection's ports
- */
-void rdma_entropy_note_cm_flow_label(struct ib_device *dev, u32 port,
-				     u32 rqpn, u32 fl)
-{
-	struct rdma_entropy_dev *ent;
-	struct rdma_entropy_cm_note *note;
-	unsigned long flags;
-
-	fl &= IB_GRH_FLOWLABEL_MASK;
-	if (!fl || !rdma_is_port_valid(dev, port))
-		return;
-
-	rcu_read_lock();
-	ent = ib_get_client_data(dev, &rdma_entropy_client);
-	if (ent) {
-		spin_lock_irqsave(&ent->lock, flags);
-		note = &ent->notes[ent->next_note];
-		ent->next_note = (ent->next_note + 1) % RDMA_ENTROPY_CM_NOTES;
-		note->port = port;
-		note->rqpn = rqpn & RDMA_ENTROPY_QPN_MASK;
-		note->fl = fl;
-		spin_unlock_irqrestore(&ent->lock, flags);
-	}
-	rcu_read_unlock();
-}
-EXPORT_SYMBOL(rdma_entropy_note_cm_flow_label);
-
-/**
- * rdma_repath_pinned - whether a QP's flow label is the application's
- * @dev: the QP's device
- * @port: its port
- * @rqpn: its remote QP number
- * @fl: the flow label of its address, 0 if none
- *
- * A QP without a flow label generates one and may move; a flow label that
- * rdma_cm noted for this port and remote QP may move; any other was set by
- * the application and never changes.
- */
-bool rdma_repath_pinned(struct ib_device *dev, u32 port, u32 rqpn, u32 fl)
-{
-	struct rdma_entropy_dev *ent;
-	bool pinned = true;
-	unsigned long flags;
-	int i;
-
-	fl &= IB_GRH_FLOWLABEL_MASK;
-	if (!fl)
-		return false;
-	rqpn &= RDMA_ENTROPY_QPN_MASK;
-
-	rcu_read_lock();
-	ent = ib_get_client_data(dev, &rdma_entropy_client);
-	if (ent) {
-		spin_lock_irqsave(&ent->lock, flags);
-		for (i = 0; i < RDMA_ENTROPY_CM_NOTES && pinned; i++)
-			pinned = !(ent->notes[i].fl == fl &&
-				   ent->notes[i].rqpn == rqpn &&
-				   ent->notes[i].port == port);
-		spin_unlock_irqrestore(&ent->lock, flags);
-	}
-	rcu_read_unlock();
-
-	return pinned;
-}
-EXPORT_SYMBOL(rdma_repath_pinned);
 
 /**
  * rdma_entropy_set_reply_flow_label - give a reply the connection's flow label
@@ -515,9 +486,10 @@ static ssize_t roce_entropy_show(struct ib_device *ibdev, u32 port_num,
 			  rdma_entropy_name(rdma_port_entropy(ibdev, port_num)));
 }
 
-static ssize_t roce_entropy_store(struct ib_device *ibdev, u32 port_num,
-				  struct ib_port_attribute *attr,
-				  const char *buf, size_t count)
+VISIBLE_IF_KUNIT ssize_t roce_entropy_store(struct ib_device *ibdev,
+					    u32 port_num,
+					    struct ib_port_attribute *attr,
+					    const char *buf, size_t count)
 {
 	struct rdma_entropy_port *p;
 	int policy;
@@ -534,6 +506,8 @@ static ssize_t roce_entropy_store(struct ib_device *ibdev, u32 port_num,
 
 	return p ? count : -ENODEV;
 }
+
+EXPORT_SYMBOL_IF_KUNIT(roce_entropy_store);
 
 static IB_PORT_ATTR_RW(roce_entropy);
 
@@ -588,6 +562,11 @@ VISIBLE_IF_KUNIT bool rdma_entropy_port_has_knob(struct ib_device *dev,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_port_has_knob);
 
+/*
+ * In shared network namespace mode every namespace has a compat device with
+ * its own ports directory; the knob is the device's own, in its own
+ * namespace only.
+ */
 static umode_t roce_entropy_is_visible(struct kobject *kobj,
 				       struct attribute *attr, int n)
 {
@@ -595,6 +574,8 @@ static umode_t roce_entropy_is_visible(struct kobject *kobj,
 	u32 port_num;
 
 	ibdev = ib_port_sysfs_get_ibdev_kobj(kobj, &port_num);
+	if (kobj->parent != ibdev->coredev.ports_kobj)
+		return 0;
 
 	return rdma_entropy_port_has_knob(ibdev, port_num) ? attr->mode : 0;
 }
@@ -622,4 +603,5 @@ int rdma_entropy_init(void)
 void rdma_entropy_cleanup(void)
 {
 	ib_unregister_client(&rdma_entropy_client);
+	WARN_ON(!xa_empty(&rdma_entropy_devs));
 }

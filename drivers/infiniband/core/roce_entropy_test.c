@@ -345,9 +345,10 @@ static void roce_entropy_rfc_matches_6_12(struct kunit *test)
 }
 
 /*
- * "linux" is 6.12: a connected QP's port is rdma_get_udp_sport() whatever
- * the device's base port, its IPv6 header has the consumer's flow label
- * only, and nothing is generated per UD send.
+ * "linux" is 6.12 for every input, 32 bits of each: a connected QP's port
+ * is rdma_get_udp_sport() whatever the device's base port, its IPv6 header
+ * has the consumer's flow label only, and nothing is generated per UD send.
+ * Odd rounds have a flow label, and one in four of those only bits above 20.
  */
 static void roce_entropy_linux_matches_6_12(struct kunit *test)
 {
@@ -355,20 +356,26 @@ static void roce_entropy_linux_matches_6_12(struct kunit *test)
 	int i;
 
 	for (i = 0; i < PROPERTY_ROUNDS; i++) {
-		u32 fl = i & 1 ? next_input(&state) & IB_GRH_FLOWLABEL_MASK : 0;
-		u32 lqpn = next_input(&state) >> 8;
-		u32 rqpn = next_input(&state) >> 8;
+		u32 fl = i & 1 ? next_input(&state) : 0;
+		u32 lqpn = next_input(&state);
+		u32 rqpn = next_input(&state);
 		u16 base = 0xc000 | (next_input(&state) >> 18), sport = 0;
 
+		if ((i & 7) == 7)
+			fl &= ~IB_GRH_FLOWLABEL_MASK;
 		KUNIT_ASSERT_EQ(test,
 				rdma_entropy_path(RDMA_ENTROPY_LINUX, fl, lqpn,
-						  rqpn, base, &sport), fl);
-		KUNIT_ASSERT_EQ(test, sport, rdma_get_udp_sport(fl, lqpn, rqpn));
+						  rqpn, base, &sport),
+				fl & IB_GRH_FLOWLABEL_MASK);
+		KUNIT_ASSERT_EQ_MSG(test, sport,
+				    rdma_get_udp_sport(fl, lqpn, rqpn),
+				    "fl %#x qpns %#x %#x", fl, lqpn, rqpn);
 		KUNIT_ASSERT_FALSE(test, rdma_entropy_ud_per_send(RDMA_ENTROPY_LINUX,
 								  fl));
 		KUNIT_ASSERT_EQ(test,
 				rdma_entropy_ud_flow_label(RDMA_ENTROPY_LINUX, fl,
-							   lqpn, rqpn), fl);
+							   lqpn, rqpn),
+				fl & IB_GRH_FLOWLABEL_MASK);
 	}
 }
 
@@ -418,6 +425,16 @@ static const struct path_case path_cases[] = {
 	{ RDMA_ENTROPY_LINUX, 0, 0, 0x11, 0xd000, 0, 0xc000, QPN },
 	{ RDMA_ENTROPY_LINUX, 0x12345, 0x12, 0x12, 0xd000, 0x12345, 0xe341,
 	  ADDR },
+	/*
+	 * 6.12 looked at every bit: a label with bits above 20 only is a
+	 * label, folding to 0xC000; rdma_cm's mark (bit 31) folds away; a
+	 * QPN's bits above 24 enter the product: 0x1000001 * 1 = 0x1000001,
+	 * ^ >> 20 gives 0x1000011, 20 bits 0x11.
+	 */
+	{ RDMA_ENTROPY_LINUX, 0x100000, 0x12, 0x12, 0xd000, 0, 0xc000, ADDR },
+	{ RDMA_ENTROPY_LINUX, 0x80000005, 0x12, 0x12, 0xd000, 5, 0xc005,
+	  ADDR },
+	{ RDMA_ENTROPY_LINUX, 0, 0x1000001, 1, 0xd000, 0, 0xc011, QPN },
 	{ RDMA_ENTROPY_OFF, 0, 0x12, 0x12, 0xc000, 0, 0xc000, NONE },
 	{ RDMA_ENTROPY_OFF, 0, 0x12, 0x12, 0xd000, 0, 0xd000, NONE },
 	{ RDMA_ENTROPY_OFF, 0xabcde, 0x12, 0x12, 0xd000, 0xabcde, 0xfcf4, ADDR },
@@ -429,6 +446,9 @@ static const struct path_case path_cases[] = {
 	  ADDR },
 	/* no bit inside the mask: the consumer set none */
 	{ RDMA_ENTROPY_RFC, 0x100000, 0x12, 0x12, 0xd000, 0x144, 0xc144, QPN },
+	{ RDMA_ENTROPY_RFC, 0x80000000, 0x12, 0x12, 0xd000, 0x144, 0xc144, QPN },
+	/* the 24 bits of a QPN that go on the wire: 1 * 1 */
+	{ RDMA_ENTROPY_RFC, 0, 0x1000001, 1, 0xd000, 1, 0xc001, QPN },
 	{ RDMA_ENTROPY_MIX, 0, 0x12, 0x12, 0xd000, 0xc1c9f, 0xdcaf, QPN },
 	{ RDMA_ENTROPY_MIX, 0, 0xffffff, 0xffffff, 0xc000, 0x58b21, 0xcb37,
 	  QPN },
@@ -733,9 +753,9 @@ static const struct repath_rule_case repath_rule_cases[] = {
 	  RDMA_REPATH_TIMEOUT, 2, false },
 	{ "timeout, second, a setting that is none", RDMA_REPATH_NR, false,
 	  RDMA_REPATH_TIMEOUT, 2, false },
-	{ "RNR NAK", RDMA_REPATH_ON, false, RDMA_REPATH_RNR_NAK, 2, false },
-	{ "sequence error NAK", RDMA_REPATH_ON, false, RDMA_REPATH_SEQ_NAK, 2,
-	  false },
+	/* an event that is neither, as a NAK would be: never */
+	{ "no such event", RDMA_REPATH_ON, false,
+	  (enum rdma_repath_event)(RDMA_REPATH_DUPLICATE + 1), 2, false },
 	{ "duplicate, first", RDMA_REPATH_ON, false, RDMA_REPATH_DUPLICATE, 1,
 	  false },
 	{ "duplicate, second in a row", RDMA_REPATH_ON, false,
@@ -814,6 +834,41 @@ static void roce_entropy_repath_cm_generated(struct kunit *test)
 			c->generated);
 }
 
+struct pinned_case {
+	const char *name;
+	u32 fl;
+	bool pinned;
+};
+
+/*
+ * Whether a QP's label is the application's, from the label of its address
+ * alone: rdma_cm marks its own with RDMA_ENTROPY_FL_CM.  Only 20 bits are a
+ * label.
+ */
+static const struct pinned_case pinned_cases[] = {
+	{ "none: the QP generates one", 0, false },
+	{ "the application's", 0x89f0e, true },
+	{ "rdma_cm's, marked", 0x89f0e | RDMA_ENTROPY_FL_CM, false },
+	{ "a mark alone: none", RDMA_ENTROPY_FL_CM, false },
+	{ "bits above 20 only: none", 0x100000, false },
+	{ "other bits above 20: the application's", 0x7ff5a5a5, true },
+	{ "every bit", U32_MAX, false },
+};
+
+static void pinned_desc(const struct pinned_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pinned, pinned_cases, pinned_desc);
+
+static void roce_entropy_repath_pinned(struct kunit *test)
+{
+	const struct pinned_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rdma_repath_pinned(c->fl), c->pinned);
+}
+
 /* ---- a port's policy, through a device made up for the test ---- */
 
 struct port_test {
@@ -822,10 +877,12 @@ struct port_test {
 };
 
 /*
- * One port, policy "mix", re-path on, in the client data of a zeroed
- * ib_device: enough for rdma_port_entropy() and the re-path helpers, which
- * read nothing else.
+ * One port, policy "mix", re-path on, published for a zeroed ib_device
+ * whose index no registered device has (they are below 2^31): enough for
+ * rdma_port_entropy() and the reply helpers, which read nothing else.
  */
+#define TEST_DEV_INDEX U32_MAX
+
 static int roce_entropy_port_init(struct kunit *test)
 {
 	struct port_test *t;
@@ -834,28 +891,35 @@ static int roce_entropy_port_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->dev = kunit_kzalloc(test, sizeof(*t->dev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t->dev);
-	t->ent = kunit_kzalloc(test, struct_size(t->ent, port, 2),
-			       GFP_KERNEL);
+	/* freed by rdma_entropy_release() */
+	t->ent = kzalloc(struct_size(t->ent, port, 2), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t->ent);
 
 	t->dev->phys_port_cnt = 1;
-	xa_init_flags(&t->dev->client_data, XA_FLAGS_ALLOC);
-	spin_lock_init(&t->ent->lock);
+	t->dev->index = TEST_DEV_INDEX;
+	t->ent->dev = t->dev;
 	t->ent->port[1].policy = RDMA_ENTROPY_MIX;
 	t->ent->port[1].repath = RDMA_REPATH_ON;
-	KUNIT_ASSERT_EQ(test,
-			xa_err(xa_store(&t->dev->client_data,
-					rdma_entropy_client.client_id, t->ent,
-					GFP_KERNEL)), 0);
 	test->priv = t;
+	if (rdma_entropy_publish(t->ent)) {
+		kfree(t->ent);
+		t->ent = NULL;
+		KUNIT_FAIL(test, "index %u is taken", TEST_DEV_INDEX);
+	}
 	return 0;
+}
+
+/* The device's settings go, as in device_del(). */
+static void roce_entropy_port_release(struct port_test *t)
+{
+	if (t->ent)
+		rdma_entropy_release(t->ent);
+	t->ent = NULL;
 }
 
 static void roce_entropy_port_exit(struct kunit *test)
 {
-	struct port_test *t = test->priv;
-
-	xa_destroy(&t->dev->client_data);
+	roce_entropy_port_release(test->priv);
 }
 
 /*
@@ -886,64 +950,78 @@ static void roce_entropy_port_repath_bounds(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(bad_ports); i++)
 		KUNIT_EXPECT_EQ_MSG(test, rdma_port_repath(t->dev, bad_ports[i]),
 				    RDMA_REPATH_OFF, "port %u", bad_ports[i]);
-	xa_erase(&t->dev->client_data, rdma_entropy_client.client_id);
+	roce_entropy_port_release(t);
 	KUNIT_EXPECT_EQ(test, rdma_port_repath(t->dev, 1), RDMA_REPATH_OFF);
 }
 
 /*
- * Which labels are the application's: none is (the QP generates one), one
- * rdma_cm noted for that port and remote QP is not, any other is.
+ * Settings belong to one device: another device of the same index (one
+ * registered after this one went) does not find them, and once released
+ * this one reads 6.12's policy and re-path off.
  */
-static void roce_entropy_port_pinned(struct kunit *test)
+static void roce_entropy_port_owner(struct kunit *test)
 {
 	struct port_test *t = test->priv;
+	struct ib_device *other;
 
-	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0));
-	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0x89f0e));
+	other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	other->phys_port_cnt = 1;
+	other->index = TEST_DEV_INDEX;
 
-	rdma_entropy_note_cm_flow_label(t->dev, 1, 0x12, 0x89f0e);
-	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0x89f0e));
-	/* asking again gives the same answer: a note is not used up */
-	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0x89f0e));
-	/* only 20 bits of a label and 24 of a QPN count */
-	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0xff000012,
-						    0xfff89f0e));
-	/* another label, remote QP or port is not the one noted */
-	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0x5a5a5));
-	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 1, 0x13, 0x89f0e));
-	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 2, 0x12, 0x89f0e));
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_MIX);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(other, 1), RDMA_ENTROPY_LINUX);
+	KUNIT_EXPECT_EQ(test, rdma_port_repath(other, 1), RDMA_REPATH_OFF);
+	roce_entropy_port_release(t);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_LINUX);
+	KUNIT_EXPECT_EQ(test, rdma_port_repath(t->dev, 1), RDMA_REPATH_OFF);
+}
 
-	/* a port that is not one, or label 0, is never noted */
-	rdma_entropy_note_cm_flow_label(t->dev, 2, 0x14, 0x12345);
-	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 2, 0x14, 0x12345));
-	rdma_entropy_note_cm_flow_label(t->dev, 1, 0x15, 0);
-	KUNIT_EXPECT_EQ(test, t->ent->notes[1].fl, 0);
-
-	/* a device without state pins every label it is given */
-	xa_erase(&t->dev->client_data, rdma_entropy_client.client_id);
-	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0x89f0e));
-	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x12, 0));
+static void roce_entropy_test_dev_release(struct device *dev)
+{
 }
 
 /*
- * The notes are a ring: after RDMA_ENTROPY_CM_NOTES newer ones the oldest
- * is forgotten, and its label stays put (pinned), the safe side.
+ * A device's settings are made when ib_core first adds its clients and kept
+ * when it adds them again (a move to another network namespace removes and
+ * adds every client); they go with the device's devres, in device_del() or
+ * at its last reference.  A device made up for the test, with a struct
+ * device of its own: rdma_entropy_add_one() as ib_core calls it, the knob
+ * written as sysfs writes it.
  */
-static void roce_entropy_port_notes_ring(struct kunit *test)
+static void roce_entropy_port_add_again(struct kunit *test)
 {
-	struct port_test *t = test->priv;
-	u32 i;
+	struct ib_device *dev;
 
-	rdma_entropy_note_cm_flow_label(t->dev, 1, 0x100, 0x11111);
-	for (i = 1; i < RDMA_ENTROPY_CM_NOTES; i++)
-		rdma_entropy_note_cm_flow_label(t->dev, 1, 0x100 + i,
-						0x20000 + i);
-	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x100, 0x11111));
-	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x101, 0x20001));
-	rdma_entropy_note_cm_flow_label(t->dev, 1, 0x200, 0x22222);
-	KUNIT_EXPECT_TRUE(test, rdma_repath_pinned(t->dev, 1, 0x100, 0x11111));
-	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x101, 0x20001));
-	KUNIT_EXPECT_FALSE(test, rdma_repath_pinned(t->dev, 1, 0x200, 0x22222));
+	dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	device_initialize(&dev->dev);
+	dev->dev.release = roce_entropy_test_dev_release;
+	dev->index = TEST_DEV_INDEX - 1;
+	dev->phys_port_cnt = 1;
+
+	/* not declared: no settings */
+	KUNIT_EXPECT_EQ(test, rdma_entropy_add_one(dev), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(dev, 1, NULL, "mix", 3),
+			-ENODEV);
+
+	dev->attrs.kernel_cap_flags = IBK_ROCE_ENTROPY;
+	KUNIT_ASSERT_EQ(test, rdma_entropy_add_one(dev), 0);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(dev, 1, NULL, "mix\n", 4), 4);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(dev, 1), RDMA_ENTROPY_MIX);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(dev, 1, NULL, "max", 3),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(dev, 1), RDMA_ENTROPY_MIX);
+
+	/* the clients added again: the port keeps its setting */
+	KUNIT_EXPECT_EQ(test, rdma_entropy_add_one(dev), 0);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(dev, 1), RDMA_ENTROPY_MIX);
+
+	/* the device's last reference: its settings are gone */
+	put_device(&dev->dev);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(dev, 1), RDMA_ENTROPY_LINUX);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(dev, 1, NULL, "rfc", 3),
+			-ENODEV);
 }
 
 struct knob_case {
@@ -994,7 +1072,7 @@ static void roce_entropy_port_no_state(struct kunit *test)
 {
 	struct port_test *t = test->priv;
 
-	xa_erase(&t->dev->client_data, rdma_entropy_client.client_id);
+	roce_entropy_port_release(t);
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_LINUX);
 }
 
@@ -1305,6 +1383,7 @@ static struct kunit_case roce_entropy_driver_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_fill_res, fill_res_gen_params),
 	KUNIT_CASE(roce_entropy_fill_res_full),
 	KUNIT_CASE_PARAM(roce_entropy_repath_rules, repath_rule_gen_params),
+	KUNIT_CASE_PARAM(roce_entropy_repath_pinned, pinned_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_repath_cm_generated,
 			 cm_generated_gen_params),
 	{}
@@ -1321,8 +1400,8 @@ static struct kunit_case roce_entropy_port_cases[] = {
 	KUNIT_CASE(roce_entropy_port_no_state),
 	KUNIT_CASE(roce_entropy_port_reply),
 	KUNIT_CASE(roce_entropy_port_repath_bounds),
-	KUNIT_CASE(roce_entropy_port_pinned),
-	KUNIT_CASE(roce_entropy_port_notes_ring),
+	KUNIT_CASE(roce_entropy_port_owner),
+	KUNIT_CASE(roce_entropy_port_add_again),
 	{}
 };
 

@@ -13,14 +13,21 @@
  * sequence, rdma_repath_flow_label(): the UDP source port follows, the IPv6
  * header carries it, and the route is looked up again with the new ports.
  * A QP sends its requests and its responses on one path, so a move made by
- * either side of it moves both.  A move rewrites the QP's port and flow
- * label where modify_qp put them: the data path reads them as it always
- * does, and the resource dump shows what the QP uses now.
+ * either side of it moves both.
+ *
+ * A connected QP's path is one 64-bit word, qp->path: the label whose fold
+ * is its UDP source port, whether the IPv6 header carries it, the policy,
+ * the source, where its moves start and how many were made.  modify_qp sets
+ * it, a move replaces it with a compare-and-exchange, and the data path, the
+ * route cache and the resource dump each read it once: port and label
+ * always come from one state, and a move that raced another move or a new
+ * address gives way to it.
  *
  * Under "linux" rxe does what 6.12's rxe did: connected QPs use the port of
- * rdma_get_udp_sport(), UD QPs one port per QP for every destination (set
- * when the QP is created, 0xC000 + hash_32(qpn, 14)), the IPv6 header has
- * flow label 0, and routes are looked up without the UDP ports.
+ * rdma_get_udp_sport() of the very same inputs, UD QPs one port per QP for
+ * every destination (set when the QP is created, 0xC000 + hash_32(qpn,
+ * 14)), the IPv6 header has flow label 0, and routes are looked up without
+ * the UDP ports.
  *
  * A user QP's send queue is mapped into its process: the WQE of a UD send,
  * and the address vector in it when the send names no AH, can change while
@@ -29,52 +36,91 @@
  * are the QP's own, the destination QPN is the one in the BTH already built.
  */
 
+#include <linux/bitfield.h>
 #include <rdma/roce_entropy.h>
 #include <rdma/roce_entropy_trace.h>
 
 #include "rxe.h"
 #include "rxe_loc.h"
 
-/*
- * RC: where the QP's moves start.  The base is the label whose fold is the
- * port the QP uses (the QPN hash's under "linux", whose IPv6 header has no
- * label; 0 under "off", folding to 0xC000); a label the application set is
- * pinned.  Moves made under an earlier address are forgotten.
- */
-static void rxe_repath_init(struct rxe_qp *qp, enum rdma_entropy_policy policy,
-			    u32 app_fl)
-{
-	struct rxe_repath *rp = &qp->repath;
+/* qp->path, the path of an RC or UC QP */
+#define RXE_PATH_FL		GENMASK_ULL(19, 0)  /* folds to the UDP port */
+#define RXE_PATH_WIRE		BIT_ULL(20)	    /* in the IPv6 header too */
+#define RXE_PATH_PINNED		BIT_ULL(21)	    /* the application's label */
+#define RXE_PATH_POLICY		GENMASK_ULL(23, 22)
+#define RXE_PATH_SOURCE		GENMASK_ULL(26, 24) /* 0: no address yet */
+#define RXE_PATH_GEN		GENMASK_ULL(31, 27) /* addresses set, mod 32 */
+#define RXE_PATH_BASE		GENMASK_ULL(51, 32) /* where moves start */
+#define RXE_PATH_MOVE		GENMASK_ULL(63, 52) /* moves made */
 
-	WRITE_ONCE(rp->base, rdma_entropy_flow_label(policy, app_fl, qp_num(qp),
-						     qp->attr.dest_qp_num));
-	WRITE_ONCE(rp->pinned, rdma_repath_pinned(qp->ibqp.device,
-						  qp->attr.port_num,
-						  qp->attr.dest_qp_num,
-						  app_fl));
-	atomic_set(&rp->moves, 0);
-	rp->rto_rounds = 0;
-	rp->dup_rounds = 0;
+static_assert(RDMA_ENTROPY_NR <= 4 && RDMA_ENTROPY_SRC_NR <= 8);
+
+/*
+ * Moves counted before the count starts again: whole rounds of the
+ * sequence, within the 12 bits of RXE_PATH_MOVE
+ */
+#define RXE_REPATH_MOVES	(RDMA_REPATH_STEPS * 64)
+static_assert(RXE_REPATH_MOVES <= GENMASK(11, 0));
+
+static u16 rxe_path_sport(u64 path)
+{
+	return rdma_flow_label_to_udp_sport(FIELD_GET(RXE_PATH_FL, path));
 }
 
-/* RC and UC: the address set by modify_qp fixes port and flow label. */
+static u32 rxe_path_flow_label(u64 path)
+{
+	return path & RXE_PATH_WIRE ? FIELD_GET(RXE_PATH_FL, path) : 0;
+}
+
+/* What a QP with @path uses, for the resource dump and the trace events. */
+static void rxe_path_state(u64 path, struct rdma_entropy_state *st)
+{
+	st->flow_label = rxe_path_flow_label(path);
+	st->udp_sport = rxe_path_sport(path);
+	st->policy = FIELD_GET(RXE_PATH_POLICY, path);
+	st->source = FIELD_GET(RXE_PATH_SOURCE, path);
+}
+
+/*
+ * RC and UC: the address set by modify_qp fixes port and flow label.  rxe's
+ * base port, 0xC000, is the fold of label 0, so the port is the fold of a
+ * label under every policy: under "linux" the label of 6.12's
+ * rdma_get_udp_sport(), which the IPv6 header does not carry.  That label
+ * is also where an RC QP's moves start; one the application set is pinned.
+ * Moves made under an earlier address are forgotten, and so are the rounds
+ * the tasks counted (a new generation).
+ */
 void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
 {
+	u32 fl = attr->grh.flow_label, rqpn = qp->attr.dest_qp_num;
 	struct rdma_entropy_state st;
+	u64 old, path;
+	u32 label;
 
 	rdma_entropy_path_state(&st, rdma_port_entropy(qp->ibqp.device,
 						       qp->attr.port_num),
-				attr->grh.flow_label, qp_num(qp),
-				qp->attr.dest_qp_num, RXE_ROCE_V2_SPORT);
-	/* 6.12's rxe put no flow label in the IPv6 header */
+				fl, qp_num(qp), rqpn, RXE_ROCE_V2_SPORT);
 	if (st.policy == RDMA_ENTROPY_LINUX)
-		st.flow_label = 0;
-	qp->src_port = st.udp_sport;
-	rdma_entropy_state_store(&qp->entropy, &st);
+		label = fl ? fl : rdma_calc_flow_label(qp_num(qp), rqpn);
+	else
+		label = st.flow_label;
+
+	old = atomic64_read(&qp->path);
+	path = FIELD_PREP(RXE_PATH_FL, label & IB_GRH_FLOWLABEL_MASK) |
+	       FIELD_PREP(RXE_PATH_BASE, label & IB_GRH_FLOWLABEL_MASK) |
+	       FIELD_PREP(RXE_PATH_POLICY, st.policy) |
+	       FIELD_PREP(RXE_PATH_SOURCE, st.source) |
+	       FIELD_PREP(RXE_PATH_GEN, FIELD_GET(RXE_PATH_GEN, old) + 1);
+	/* 6.12's rxe put no flow label in the IPv6 header */
+	if (st.policy != RDMA_ENTROPY_LINUX)
+		path |= RXE_PATH_WIRE;
+	if (rdma_repath_pinned(fl))
+		path |= RXE_PATH_PINNED;
+	atomic64_set(&qp->path, path);
+
+	rxe_path_state(path, &st);
 	trace_roce_entropy_qp(qp->ibqp.device, qp->attr.port_num, qp_num(qp),
-			      qp->attr.dest_qp_num, &st);
-	if (qp_type(qp) == IB_QPT_RC)
-		rxe_repath_init(qp, st.policy, attr->grh.flow_label);
+			      rqpn, &st);
 }
 
 /**
@@ -82,43 +128,63 @@ void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
  * @qp: the QP
  * @event: what it saw (rdma_repath_should_move())
  * @rounds: the events of its kind in a row, this one included
+ * @path: the QP's path when the caller read it
  *
  * Called by the completer (requester) and the responder, each from its own
- * task: the move number is taken atomically, port and label written once
- * each (a packet built meanwhile may take one from each of two moves).
- * The QP's cached route was looked up with the old ports: it is dropped,
- * the next packet looks it up again.
+ * task.  The move replaces @path as a whole; if the QP's path is no longer
+ * @path, the other task moved it or modify_qp gave it a new address since,
+ * and that stands.  The QP's cached route was looked up with the old ports:
+ * it is dropped after the move, and rxe_route_cached() drops one cached
+ * meanwhile with the old port, so that none survives.
  */
 static void rxe_repath(struct rxe_qp *qp, enum rdma_repath_event event,
-		       unsigned int rounds)
+		       unsigned int rounds, u64 path)
 {
-	struct rxe_repath *rp = &qp->repath;
 	enum rdma_repath repath;
-	u16 old_sport, sport;
-	u32 move, old_fl, fl;
+	u64 next;
+	u32 move;
 
-	if (qp_type(qp) != IB_QPT_RC)
-		return;
 	repath = rdma_port_repath(qp->ibqp.device, qp->attr.port_num);
-	if (!rdma_repath_should_move(repath, READ_ONCE(rp->pinned), event,
+	if (!rdma_repath_should_move(repath, path & RXE_PATH_PINNED, event,
 				     rounds))
 		return;
 
-	move = atomic_inc_return(&rp->moves);
-	fl = rdma_repath_flow_label(READ_ONCE(rp->base), move);
-	sport = rdma_flow_label_to_udp_sport(fl);
-	old_fl = READ_ONCE(qp->entropy.flow_label);
-	old_sport = READ_ONCE(qp->src_port);
-	WRITE_ONCE(qp->src_port, sport);
-	WRITE_ONCE(qp->entropy.udp_sport, sport);
-	WRITE_ONCE(qp->entropy.flow_label, fl);
+	move = FIELD_GET(RXE_PATH_MOVE, path) % RXE_REPATH_MOVES + 1;
+	next = (path & ~(RXE_PATH_FL | RXE_PATH_MOVE)) | RXE_PATH_WIRE |
+	       FIELD_PREP(RXE_PATH_FL,
+			  rdma_repath_flow_label(FIELD_GET(RXE_PATH_BASE, path),
+						 move)) |
+	       FIELD_PREP(RXE_PATH_MOVE, move);
+	if (!atomic64_try_cmpxchg(&qp->path, &path, next))
+		return;
+
 	trace_roce_entropy_repath(qp->ibqp.device, qp->attr.port_num,
-				  qp_num(qp), move, event, old_fl, old_sport, fl,
-				  sport);
+				  qp_num(qp), move, event,
+				  rxe_path_flow_label(path),
+				  rxe_path_sport(path),
+				  rxe_path_flow_label(next),
+				  rxe_path_sport(next));
 	sk_dst_reset(qp->sk->sk);
 	rxe_counter_inc(to_rdev(qp->ibqp.device),
 			event == RDMA_REPATH_DUPLICATE ? RXE_CNT_REPATH_RESP :
 			RXE_CNT_REPATH_REQ);
+}
+
+/**
+ * rxe_route_cached - the route of an RC QP was looked up and cached
+ * @qp: the QP
+ * @route_sport: the UDP source port the lookup saw, 0 if none
+ *
+ * A move since the lookup changed the port: the route is dropped.  A move
+ * drops the cached route after it changes the port, and this reads the port
+ * after the route was cached, so either drops a stale one.
+ */
+void rxe_route_cached(struct rxe_qp *qp, __be16 route_sport)
+{
+	u64 path = atomic64_read(&qp->path);
+
+	if (route_sport && route_sport != htons(rxe_path_sport(path)))
+		sk_dst_reset(qp->sk->sk);
 }
 
 /**
@@ -129,21 +195,25 @@ static void rxe_repath(struct rxe_qp *qp, enum rdma_repath_event event,
  * acknowledged, so a timer armed for an earlier request can expire while
  * a later one is still on its way.  A timeout counts as a round more in a
  * row when nothing was acknowledged since the previous one (the
- * completer's PSN has not moved).  Only the completer touches the count.
+ * completer's PSN has not moved) and the QP's address is the same.  Only
+ * the completer touches the count.
  */
 void rxe_repath_timeout(struct rxe_qp *qp)
 {
 	struct rxe_repath *rp = &qp->repath;
+	u64 path = atomic64_read(&qp->path);
+	u8 gen = FIELD_GET(RXE_PATH_GEN, path);
 	u32 psn = qp->comp.psn;
 
-	if (rp->rto_rounds && psn == rp->rto_psn) {
+	if (rp->rto_rounds && rp->rto_gen == gen && psn == rp->rto_psn) {
 		if (rp->rto_rounds < U8_MAX)
 			rp->rto_rounds++;
 	} else {
+		rp->rto_gen = gen;
 		rp->rto_psn = psn;
 		rp->rto_rounds = 1;
 	}
-	rxe_repath(qp, RDMA_REPATH_TIMEOUT, rp->rto_rounds);
+	rxe_repath(qp, RDMA_REPATH_TIMEOUT, rp->rto_rounds, path);
 }
 
 /**
@@ -155,27 +225,30 @@ void rxe_repath_timeout(struct rxe_qp *qp)
  * PSN arriving again as the first of a retransmission means no response
  * since the previous one got through: a round more in a row.  A PSN that
  * follows the previous duplicate is the rest of one retransmission; any
- * other starts a count of its own.  New requests in between change
- * nothing: a requester may keep sending while it waits.  Only the
- * responder's task touches the count.
+ * other, or a new address, starts a count of its own.  New requests in
+ * between change nothing: a requester may keep sending while it waits.
+ * Only the responder's task touches the count.
  */
 void rxe_repath_duplicate(struct rxe_qp *qp, u32 psn)
 {
 	struct rxe_repath *rp = &qp->repath;
-	bool more = rp->dup_rounds &&
-		    psn == ((rp->dup_last + 1) & BTH_PSN_MASK);
+	u64 path = atomic64_read(&qp->path);
+	u8 gen = FIELD_GET(RXE_PATH_GEN, path);
+	bool same = rp->dup_rounds && rp->dup_gen == gen;
+	bool more = same && psn == ((rp->dup_last + 1) & BTH_PSN_MASK);
 
 	rp->dup_last = psn;
-	if (rp->dup_rounds && psn == rp->dup_start) {
+	if (same && psn == rp->dup_start) {
 		if (rp->dup_rounds < U8_MAX)
 			rp->dup_rounds++;
 	} else if (!more) {
+		rp->dup_gen = gen;
 		rp->dup_start = psn;
 		rp->dup_rounds = 1;
 	} else {
 		return;
 	}
-	rxe_repath(qp, RDMA_REPATH_DUPLICATE, rp->dup_rounds);
+	rxe_repath(qp, RDMA_REPATH_DUPLICATE, rp->dup_rounds, path);
 }
 
 /*
@@ -234,7 +307,7 @@ int rxe_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	if (qp_type(qp) == IB_QPT_UD || qp_type(qp) == IB_QPT_GSI)
 		rxe_ud_entropy(qp, &st);
 	else
-		rdma_entropy_state_load(&st, &qp->entropy);
+		rxe_path_state(atomic64_read(&qp->path), &st);
 
 	return rdma_entropy_fill_res_qp(msg, &st);
 }
@@ -268,13 +341,22 @@ u32 rxe_pkt_entropy(struct rxe_pkt_info *pkt, struct rxe_av *av, u16 *sport,
 	struct rxe_qp *qp = pkt->qp;
 	enum rdma_entropy_policy policy;
 	struct rxe_ah *ah;
+	u64 path;
 	u32 fl;
 
 	if (qp_type(qp) == IB_QPT_RC || qp_type(qp) == IB_QPT_UC) {
-		/* a re-path move may rewrite them (rxe_repath()) */
-		policy = qp->entropy.policy;
-		*sport = READ_ONCE(qp->src_port);
-		fl = READ_ONCE(qp->entropy.flow_label);
+		/* one read: a move may replace it (rxe_repath()) */
+		path = atomic64_read(&qp->path);
+		if (FIELD_GET(RXE_PATH_SOURCE, path)) {
+			policy = FIELD_GET(RXE_PATH_POLICY, path);
+			*sport = rxe_path_sport(path);
+			fl = rxe_path_flow_label(path);
+		} else {
+			/* an address without a GRH: the QP's own port */
+			policy = RDMA_ENTROPY_LINUX;
+			*sport = qp->src_port;
+			fl = 0;
+		}
 	} else {
 		ah = rxe_pkt_ah(pkt, av);
 		policy = ah ? ah->entropy :
