@@ -144,6 +144,13 @@ stage_src() {
 		mkdir -p "$src/$(dirname "$d")"
 		cp -a "$KSRC/$d" "$src/$d"
 	done
+	# IBK_ROCE_ENTROPY (patch 0001) takes bit 24 of the kernel capability
+	# flags; a kernel whose own flags use it (a stable update's) is refused
+	# before anything is built for it.
+	if sed -n '/^enum ib_kernel_cap_flags {/,/^};/p' "$src/include/rdma/ib_verbs.h" |
+		grep -Eq '<<[[:space:]]*24[^0-9]'; then
+		die "Linux $KVER ($KSRC) has a kernel capability flag of its own at bit 24, which patches/0001 gives IBK_ROCE_ENTROPY: move IBK_ROCE_ENTROPY to a free bit there"
+	fi
 	# the new files of the series
 	while read -r p f; do
 		case $p in ''|'#'*) continue ;; esac
