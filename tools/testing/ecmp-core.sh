@@ -206,13 +206,15 @@ ecmp_flowing() {
 # one acknowledged) under the ports' current policy and re-path setting;
 # once they flow, FAILOVER_HOLE s without loss, then the link that carried
 # the most black-holed for FAILOVER_HOLE s in each DIR (ab, ba, both) in
-# turn, restored after each.  Leaves OUT.json (the client's report),
+# turn, restored after each; "both" takes the link that carried the most
+# in the phase before it.  Leaves OUT.json (the client's report),
 # OUT.err, OUT.server.log, OUT.trace (the trace buffer's repath events),
 # OUT.link (the link) and OUT.phases: a line per phase ("quiet", then each
 # DIR): its name, its start and end (ms since the epoch, as the client's
 # start_unix_ms) and the moves rxea and rxeb made in it (A_REQ A_RESP
-# B_REQ B_RESP).  Fails when the connections do not come up or the
-# client does not report; a failed connection is the report's to judge.
+# B_REQ B_RESP), and OUT.qps.json: `rdma -j -dd res show qp` after the
+# last phase.  Fails when the connections do not come up or the client
+# does not report; a failed connection is the report's to judge.
 ecmp_failover() {
 	local out=$1 fam=$2 n=$3 sa ca spid cpid link dir t t1 rc=0 m0 m1
 	local qp="--qp-timeout $FAILOVER_QP_TIMEOUT --retry-count $FAILOVER_RETRY"
@@ -245,6 +247,14 @@ ecmp_failover() {
 	echo "$link" > "$out.link"
 	echo "  $n connections sending after $((SECONDS - t)) s; link $link carries the most"
 	for dir in quiet "$@"; do
+		# "both" comes after the one-way phases, which moved the
+		# connections off LINK: it takes the link that carried the
+		# most since the phase before began.
+		if [ "$dir" = both ]; then
+			link=$(ecmp_busiest)
+			echo "  both ways: link $link carried the most in the phase before"
+		fi
+		ecmp_tx_read r e && ECMP_TX0=("${TX[@]}")
 		# The phase lies between t and t1 (a fork takes a while in a
 		# busy guest): the black hole starts after t, ends before t1.
 		m0=($(ecmp_moves)) t=$(ecmp_now_ms)
@@ -256,6 +266,8 @@ ecmp_failover() {
 		echo "$dir $t $t1 $((m1[0] - m0[0])) $((m1[1] - m0[1]))" \
 			"$((m1[2] - m0[2])) $((m1[3] - m0[3]))" >> "$out.phases"
 	done
+	# what each QP uses now, while the connections are still up
+	rdma -j -dd res show qp > "$out.qps.json" || rc=1
 	touch "$out.stop"
 	wait_for 30 gone $cpid || { kill $cpid; rc=1; }
 	wait $cpid || true # 1 when a connection failed: judged from the JSON

@@ -12,8 +12,12 @@
 # A to B: the connections on that link lose their requests; each requester
 # moves on its retransmission timeout.  B to A: their responder's ACKs are
 # lost (the requester moved, the responder had not); the responder moves on
-# the second retransmission in a row.  Before the black hole the
-# connections run for 2 s without loss.  With re-path on, judged: no QP
+# the second retransmission in a row.  Then it is black-holed both ways at
+# once for 2 s, where requester and responder of one QP may decide to move
+# at the same moment: afterwards every QP's dumped UDP port must be the
+# fold of its dumped flow label, and (IPv6, captured on A's link) every
+# packet's port the fold of its header's label: no move is half made.
+# Before the black holes the connections run for 2 s without loss.  With re-path on, judged: no QP
 # moves while nothing is lost, every connection completes, requesters
 # moved in the first phase and responders in the second, and the trace has
 # one roce_entropy_repath event per move counted; the longest gap between
@@ -21,6 +25,10 @@
 # it off the failures are counted and printed as the baseline, not judged,
 # and nothing moves.  The runs, RTE_FAILOVER_RUNS (default
 # v4-off,v4-on,v6-on): IPv4 with re-path off and on, IPv6 with it on.
+# Last, with every link black-holed both ways: a connection whose flow
+# label the application set never moves, beside rdma_cm's that do
+# (pinned_run): which labels may move is decided from the QP's own address,
+# where rdma_cm marks its labels.
 # make check runs v6-on alone: make demo's failover act judges the same of
 # 64 IPv4 connections with re-path off and on (tools/testing/runs).  The
 # standard topology is put back.
@@ -32,10 +40,57 @@ FAILOVER_HOLE=${RTE_FAILOVER_HOLE:-2}
 RTO_MS=$(awk -v t=$FAILOVER_QP_TIMEOUT 'BEGIN { printf "%.1f", 4.096 * 2 ^ t / 1000 }')
 BOUND_MS=$(awk -v r="$RTO_MS" -v i=$FAILOVER_INTERVAL 'BEGIN { printf "%.1f", i + 3 * r }')
 
-# run TAG FAMILY REPATH: one run; its results in $LOGS/failover-TAG.*.
+# run TAG FAMILY REPATH: one run; its results in $LOGS/failover-TAG.*, and
+# its packets on A's link in $CAPS/failover-TAG.pcapng.
 run() {
+	local rc=0
+
 	set_repath "$3" || return 1
-	ecmp_failover "$LOGS/failover-$1" "$2" "$N" ab ba
+	capture_start "failover-$1"
+	ecmp_failover "$LOGS/failover-$1" "$2" "$N" ab ba both || rc=1
+	capture_end
+	return $rc
+}
+
+# fold LABEL: the UDP source port RoCE v2 folds a flow label into (the
+# RFC's: the low 14 bits XOR the top 6, in 0xC000-0xFFFF).
+fold() {
+	echo $((0xc000 | (($1 & 0x3fff) ^ (($1 & 0xfc000) >> 14))))
+}
+
+# dump_folds TAG: every connected QP of the dump after the black holes has a
+# flow label, and its UDP port is that label's fold.
+dump_folds() {
+	local qp fl sport n=0 bad=0
+
+	while read -r qp fl sport; do
+		n=$((n + 1))
+		if [ "$sport" != "$(fold "$fl")" ]; then
+			echo "  $qp: flow label $fl, port $sport, fold $(fold "$fl")"
+			bad=$((bad + 1))
+		fi
+	done < <(jq -r '.[] | select(.type == "RC" and .drv_roce_flow_label != null) |
+		"\(.ifname)/\(.lqpn) \(.drv_roce_flow_label) \(.drv_roce_udp_sport)"' \
+		"$LOGS/failover-$1.qps.json")
+	echo "  $n RC QPs dumped with a flow label, $bad not on its fold"
+	[ $n -ge $((2 * N)) ] && [ $bad = 0 ]
+}
+
+# wire_folds TAG: every RoCE packet captured on A's link (IPv6) leaves from
+# the fold of its header's flow label.
+wire_folds() {
+	local fl sport n=0 bad=0
+
+	while read -r fl sport; do
+		n=$((n + 1))
+		if [ "$sport" != "$(fold "$fl")" ]; then
+			echo "  flow label $fl on port $sport (fold $(fold "$fl"))"
+			bad=$((bad + 1))
+		fi
+	done < <(tshark -r "$CAPS/failover-$1.pcapng" -Y 'ipv6 && udp.dstport == 4791' \
+		-T fields -e ipv6.flow -e udp.srcport 2> /dev/null | sort -u)
+	echo "  $n (flow label, port) pairs on the wire, $bad not a fold"
+	[ $n -gt $N ] && [ $bad = 0 ]
 }
 
 # summary TAG: what the run's client reported, and the moves.
@@ -88,6 +143,72 @@ no_moves() {
 # traced TAG: a trace event per move counted (ecmp_traced).
 traced() { ecmp_traced "$LOGS/failover-$1"; }
 
+# pinned_run: IPv6, re-path on, rfc.  One connection whose flow label the
+# application set (roce-ping --flow-label: sin6_flowinfo) beside
+# PINNED_OTHERS whose labels rdma_cm derived, every link black-holed both
+# ways for FAILOVER_HOLE s.  Retry count 7 (rxe retries for ever): no QP
+# fails while every path is dead.  Leaves $LOGS/pinned.qps.json (the dump
+# while the black holes last) and $LOGS/pinned.trace (the moves).
+PINNED_FL=0x5a5a5 PINNED_PORT=7482 PINNED_OTHERS=4
+pinned_run() {
+	local out=$LOGS/pinned qp="--qp-timeout $FAILOVER_QP_TIMEOUT --retry-count 7"
+	local pids=() i rc=0
+
+	set_repath on || return 1
+	echo > $ECMP_TRACE/trace
+	rm -f "$out.stop"
+	"$PING" server --bind "$B6" --port $PINNED_PORT --one-way --keep-going $qp \
+		> "$out.server.log" 2>&1 &
+	pids+=($!)
+	wait_for 30 ping_listening "$out.server.log" || { kill "${pids[@]}"; return 1; }
+	ecmp_tx_read r e && ECMP_TX0=("${TX[@]}") || { kill "${pids[@]}"; return 1; }
+	"$PING" client --bind "$A6" --server "$B6" --port $PINNED_PORT --connections 1 \
+		--flow-label $PINNED_FL --until "$out.stop" --interval $FAILOVER_INTERVAL \
+		--one-way --keep-going $qp --timeout 10 > "$out.app.log" 2>&1 &
+	pids+=($!)
+	"$PING" client --bind "$A6" --server "$B6" --port $PINNED_PORT \
+		--connections $PINNED_OTHERS --until "$out.stop" --interval $FAILOVER_INTERVAL \
+		--one-way --keep-going $qp --timeout 10 > "$out.others.log" 2>&1 &
+	pids+=($!)
+	wait_for 60 ecmp_flowing $((PINNED_OTHERS + 1)) || rc=1
+	for ((i = 0; i < ECMP_LINKS; i++)); do
+		ecmp_blackhole $i both > /dev/null || rc=1
+	done
+	sleep "$FAILOVER_HOLE" # the black hole's length, not a wait for something
+	rdma -j -dd res show qp > "$out.qps.json" || rc=1
+	for ((i = 0; i < ECMP_LINKS; i++)); do
+		ecmp_link_restore $i || rc=1
+	done
+	touch "$out.stop"
+	wait_for 30 gone "${pids[1]}" || rc=1
+	wait_for 30 gone "${pids[2]}" || rc=1
+	kill "${pids[@]}" 2> /dev/null
+	wait "${pids[@]}" 2> /dev/null
+	grep 'roce_entropy_repath:' $ECMP_TRACE/trace > "$out.trace"
+	echo > $ECMP_TRACE/trace
+	return $rc
+}
+
+# pinned_judge: both QPs of the application's connection still have its
+# label, and no move names either; the others moved.
+pinned_judge() {
+	local qpns q moved others
+
+	qpns=$(jq -r --argjson fl $((PINNED_FL)) '.[] | select(.type == "RC" and
+		.drv_roce_fl_source == "address" and (.drv_roce_flow_label | tonumber? // .) == $fl) |
+		.lqpn' "$LOGS/pinned.qps.json")
+	echo "  QPs with the application's label $PINNED_FL:" $qpns
+	[ "$(echo $qpns | wc -w)" = 2 ] || return 1
+	for q in $qpns; do
+		moved=$(grep -c " qpn=$q " "$LOGS/pinned.trace")
+		echo "  QPN $q: $moved moves"
+		[ "$moved" = 0 ] || return 1
+	done
+	others=$(grep -c . "$LOGS/pinned.trace")
+	echo "  moves of the other QPs: $others"
+	[ "$others" -gt 0 ]
+}
+
 t_all=$SECONDS
 echo "# failover.sh: QP timeout $FAILOVER_QP_TIMEOUT ($RTO_MS ms), retry count $FAILOVER_RETRY," \
 	"$N connections, a message every $FAILOVER_INTERVAL ms, each black hole $FAILOVER_HOLE s"
@@ -119,8 +240,20 @@ for tag in "${RUNS[@]}"; do
 	stall_figure "$tag"
 	check "IPv$fam, re-path on: A to B lost, requesters on A moved" moves "$tag" ab 4
 	check "IPv$fam, re-path on: B to A lost, responders on B moved" moves "$tag" ba 7
+	check "IPv$fam, re-path on: both ways lost at once, QPs on A moved" \
+		eval 'moves "$tag" both 4 || moves "$tag" both 5'
+	check "IPv$fam, re-path on: each QP's dumped port is the fold of its dumped flow label" \
+		dump_folds "$tag"
+	[ "$fam" = 6 ] &&
+		check "IPv6, re-path on: each captured packet's port is the fold of its flow label" \
+			wire_folds "$tag"
 	check "IPv$fam, re-path on: a trace event per move" traced "$tag"
 done
+
+if check "IPv6, re-path on: an application's label and rdma_cm's under black holes everywhere" \
+	pinned_run; then
+	check "IPv6, re-path on: the application's label never moved, rdma_cm's did" pinned_judge
+fi
 
 set_repath off
 set_policy linux
