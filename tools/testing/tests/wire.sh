@@ -28,6 +28,9 @@
 # (roce_repath): nothing is lost, so no QP may move; on the kernel's own
 # (STOCK=1: no knob) once, judged as linux, which must be what stock 6.12
 # does: one predictor judges both.  Client exit statuses are checked.
+# Under linux, and on stock, an rping over each family also runs under a
+# policy rule that prohibits UDP port 4791 (port_rule): stock's route
+# lookups carry no ports, so it must connect, on ours too.
 # Time: one capture per policy holds every type, the IPv4 ones side by
 # side, then the IPv6 ones (dumpcap starts slowly under TCG); roce-entropy
 # reads it once, and each type's connections are found in its verdict by
@@ -346,7 +349,34 @@ pass() {
 				judge_kind "$tag-v$fam-$kind"
 		done
 	done
+	if [ "$policy" = linux ]; then
+		for fam in 4 6; do
+			check "rping IPv$fam $label under a policy rule that prohibits UDP port 4791: not matched, as on stock" \
+				port_rule $fam "$tag-v$fam-port-rule"
+		done
+	fi
 	echo "# wire.sh $tag: $((SECONDS - t0)) s in all"
+}
+
+# port_rule FAMILY NAME: an rdma_cm RC connection while policy rules
+# prohibit every output route lookup through a0 or b0 for UDP destination
+# port 4791 (keyed on the output device: an input lookup of a received
+# packet carries its ports, and the IPv6 local table sits behind these
+# rules).  Stock 6.12's rxe looks its routes up without ports (and rdma_cm's
+# address resolution without a protocol), so the rules never match them;
+# under "linux" ours must do the same, or the rules would take the
+# connection down.
+port_rule() {
+	local rc=0 dev
+
+	for dev in a0 b0; do
+		step ip -"$1" rule add pref 5 oif $dev ipproto udp dport 4791 prohibit || rc=1
+	done
+	[ $rc = 0 ] && { run_kind rping "$1" "$2" || rc=1; }
+	for dev in a0 b0; do
+		step ip -"$1" rule del pref 5 oif $dev ipproto udp dport 4791 prohibit || rc=1
+	done
+	return $rc
 }
 
 t0=$SECONDS
