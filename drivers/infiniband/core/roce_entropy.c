@@ -506,7 +506,6 @@ VISIBLE_IF_KUNIT ssize_t roce_entropy_store(struct ib_device *ibdev,
 
 	return p ? count : -ENODEV;
 }
-
 EXPORT_SYMBOL_IF_KUNIT(roce_entropy_store);
 
 static IB_PORT_ATTR_RW(roce_entropy);

@@ -60,7 +60,7 @@ static_assert(RDMA_ENTROPY_NR <= 4 && RDMA_ENTROPY_SRC_NR <= 8);
  * sequence, within the 12 bits of RXE_PATH_MOVE
  */
 #define RXE_REPATH_MOVES	(RDMA_REPATH_STEPS * 64)
-static_assert(RXE_REPATH_MOVES <= GENMASK(11, 0));
+static_assert(!(RXE_REPATH_MOVES & ~GENMASK(11, 0)));
 
 static u16 rxe_path_sport(u64 path)
 {
