@@ -5,8 +5,9 @@
 #
 #   make demo             RoCE v2 over an 8-link ECMP router, per policy
 #   make check            every test (what CI runs); DEBUG=1: the VM runs on a
-#                         KASAN/lockdep/kmemleak kernel; RUNS="a b": these VM
-#                         runs only (tools/testing/runs)
+#                         KASAN/lockdep/kmemleak kernel; DEBUG=kcsan: on a
+#                         KCSAN kernel; RUNS="a b": these VM runs only
+#                         (tools/testing/runs)
 #   make modules          build/modules/*.ko (W=1, C=1 passed to Kbuild);
 #                         KDIR=/lib/modules/<release>/build: against that
 #                         installed 6.12 kernel, into build/kdir/<release>/

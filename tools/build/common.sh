@@ -19,13 +19,25 @@ FRAGMENT=$REPO/tools/testing/vm/kernel.config
 # RTE_DEBUG=1 (make check-debug): the debug kernel, kernel-debug.config
 # merged on top, in a cache directory of its own; the modules built against
 # it go to $MODBUILD = build/debug, so that neither build ever overwrites
-# the other's kernel or modules.
+# the other's kernel or modules.  RTE_DEBUG=kcsan: the same with
+# kernel-kcsan.config (KCSAN and KASAN exclude each other), build/kcsan.
 FRAGMENTS=("$FRAGMENT")
 MODBUILD=$BUILD
-if [ "${RTE_DEBUG:-0}" = 1 ]; then
+case ${RTE_DEBUG:-0} in
+0) ;;
+1)
 	FRAGMENTS+=("$REPO/tools/testing/vm/kernel-debug.config")
 	MODBUILD=$BUILD/debug
-fi
+	;;
+kcsan)
+	FRAGMENTS+=("$REPO/tools/testing/vm/kernel-kcsan.config")
+	MODBUILD=$BUILD/kcsan
+	;;
+*)
+	printf 'error: RTE_DEBUG=%s: 1 (KASAN, lockdep, kmemleak) or kcsan\n' "$RTE_DEBUG" >&2
+	exit 1
+	;;
+esac
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -87,7 +99,10 @@ ksrc_init() {
 	# is its own sha256, the key the cache has always used.
 	key=$(cat "${FRAGMENTS[@]}" | sha256sum | cut -c1-12)
 	KBUILD=$CACHE/kernel-$KVER-$key
-	[ "${RTE_DEBUG:-0}" != 1 ] || KBUILD=$CACHE/kernel-$KVER-debug-$key
+	case ${RTE_DEBUG:-0} in
+	1) KBUILD=$CACHE/kernel-$KVER-debug-$key ;;
+	kcsan) KBUILD=$CACHE/kernel-$KVER-kcsan-$key ;;
+	esac
 	MODROOT=$KBUILD/modroot
 	# git repository of the pristine $TREE_DIRS, tag "base" (patchset.sh)
 	GITBASE=$CACHE/git-tree-$KVER-$(echo "$TREE_DIRS" | sha256sum | cut -c1-8)

@@ -9,14 +9,22 @@
 #   DEBUG=1      the VM runs marked "debug" in tools/testing/runs, on the
 #                debug kernel (KASAN, lockdep, kmemleak), with our modules
 #                built against it; nothing else
+#   DEBUG=kcsan  the same with the runs marked "kcsan", on a KCSAN kernel
 #   RUNS="a b"   only these VM runs of tools/testing/runs
 #   FUZZ_SECONDS how long each fuzz target runs (default 30)
 DEBUG=${DEBUG:-0}
 dbg=
-if [ "$DEBUG" = 1 ]; then
-	dbg=" (debug)"
-	export RTE_DEBUG=1 RTE_WAIT_SCALE=${RTE_WAIT_SCALE:-5}
-fi
+case $DEBUG in
+0) ;;
+1|kcsan)
+	dbg=" ($([ "$DEBUG" = 1 ] && echo debug || echo kcsan))"
+	export RTE_DEBUG=$DEBUG RTE_WAIT_SCALE=${RTE_WAIT_SCALE:-5}
+	;;
+*)
+	echo "error: DEBUG=$DEBUG: 1 (KASAN, lockdep, kmemleak) or kcsan" >&2
+	exit 1
+	;;
+esac
 . "$(dirname "$0")/../build/common.sh"
 set +e
 trap - ERR
@@ -24,6 +32,7 @@ trap - ERR
 TESTING=$REPO/tools/testing
 mode=check
 [ "$DEBUG" = 1 ] && mode=debug
+[ "$DEBUG" = kcsan ] && mode=kcsan
 mkdir -p "$MODBUILD"
 LOGS=$MODBUILD/check
 rm -rf "$LOGS"
@@ -264,8 +273,12 @@ vm_run() {
 		*) tests+=("$TESTING/tests/$w.sh") ;;
 		esac
 	done
-	if [ "$DEBUG" = 1 ]; then
-		tests+=("$TESTING/tests/kernel-reports.sh")
+	if [ "$DEBUG" != 0 ]; then
+		if [ "$DEBUG" = 1 ]; then
+			tests+=("$TESTING/tests/kernel-reports.sh")
+		else
+			tests+=("$TESTING/tests/kcsan-reports.sh")
+		fi
 		timeout=$((timeout * 4))
 		env+=(VM_APPEND=log_buf_len=16M)
 	fi
@@ -333,7 +346,7 @@ ksrc_init
 # (links, git am, checkpatch).
 {
 	task deps "$REPO/tools/build/deps.sh" > "$LOGS/deps.log" 2>&1 &&
-		[ "$DEBUG" != 1 ] &&
+		[ "$DEBUG" = 0 ] &&
 		task tools "$REPO/tools/build/tools.sh" test > "$LOGS/tools.log" 2>&1
 } &
 deps_pid=$!
@@ -345,7 +358,7 @@ count_task deps "Debian packages: the rest (beside the test kernel)"
 # the test kernel nor the series check, and that lane's chain is the
 # longest of the lanes.
 dist=
-if [ "$DEBUG" != 1 ] && [ -n "$(runs_of dist dist-removed)" ]; then
+if [ "$DEBUG" = 0 ] && [ -n "$(runs_of dist dist-removed)" ]; then
 	dist=$(dist_release)
 fi
 rm -f "$LOGS/lanes.go" "$LOGS/lanes.stop"
@@ -355,7 +368,7 @@ if [ -n "$dist" ]; then
 	dist_pid=$!
 fi
 
-if [ "$DEBUG" != 1 ]; then
+if [ "$DEBUG" = 0 ]; then
 	say "series check: each patch on pristine 6.12 (git am, W=1 + sparse, checkpatch, get_maintainer)"
 	timed "series check" "$REPO/tools/build/series-check.sh" \
 		> "$LOGS/series.ktap" 2> "$LOGS/series-check.log"
@@ -372,7 +385,7 @@ fi
 
 wait "$deps_pid"
 deps_pid=
-if [ "$DEBUG" != 1 ]; then
+if [ "$DEBUG" = 0 ]; then
 	say "C++ tooling: build, clang-format, GoogleTest under ASan/UBSan (beside the kernel and the series check)"
 	TIMES+=("C++ tooling (beside the kernel and the series check)|$(task_time tools)")
 	rc=$(task_rc tools)
@@ -397,7 +410,7 @@ else
 fi
 
 demo=0
-[ "$DEBUG" != 1 ] && [ -z "${RUNS:-}" ] && demo=1
+[ "$DEBUG" = 0 ] && [ -z "${RUNS:-}" ] && demo=1
 fuzz_secs=${FUZZ_SECONDS:-30}
 lanes_start=$SECONDS
 cpu_ticks
@@ -430,11 +443,11 @@ fuzz_lane() {
 	done
 }
 
-say "VM runs, $VM_JOBS at a time$([ "$DEBUG" != 1 ] && echo ", beside libFuzzer")$([ -n "$dist" ] && \
+say "VM runs, $VM_JOBS at a time$([ "$DEBUG" = 0 ] && echo ", beside libFuzzer")$([ -n "$dist" ] && \
 	echo " and the distribution kernel's lane"); results when all are done"
 touch "$LOGS/lanes.go"
 vm_lane > "$LOGS/lane-vm.log" 2>&1 &
-[ "$DEBUG" = 1 ] || fuzz_lane > "$LOGS/lane-fuzz.log" 2>&1 &
+[ "$DEBUG" != 0 ] || fuzz_lane > "$LOGS/lane-fuzz.log" 2>&1 &
 wait
 dist_pid=
 cpu_ticks
@@ -461,7 +474,7 @@ vm_count() {
 	fi
 }
 
-if [ "$DEBUG" != 1 ]; then
+if [ "$DEBUG" = 0 ]; then
 	say "results of libFuzzer (ASan/UBSan), $fuzz_secs s a target"
 	for t in capture cli; do
 		count_task "fuzz-$t" "libFuzzer $t: no crash, leak or timeout in $fuzz_secs s"

@@ -424,9 +424,13 @@ fields() {
 KERNEL_REPORTS='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|INFO: rcu|rcu.*(stall|detected)|INFO: task|soft lockup|hard LOCKUP|suspected memory leak|kmemleak: .*(disabled|unknown object|Cannot|pool empty|Failed|alias|larger than)'
 
 # kernel_reports [LINE]: print the reports in the kernel log after line
-# LINE (default: all of it); fails if there is one.
+# LINE (default: all of it); fails if there is one.  On the KCSAN kernel
+# its data race reports are kcsan-reports.sh's to judge.
 kernel_reports() {
-	! dmesg | tail -n +"$((${1:-0} + 1))" | grep -v 'traps:' | grep -E "$KERNEL_REPORTS"
+	local skip='traps:'
+
+	[ "${RTE_DEBUG:-0}" != kcsan ] || skip='traps:|BUG: KCSAN:'
+	! dmesg | tail -n +"$((${1:-0} + 1))" | grep -Ev "$skip" | grep -E "$KERNEL_REPORTS"
 }
 
 # kmemleak's file; present only in a kernel with DEBUG_KMEMLEAK, once

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The KCSAN kernel's verdict on a whole VM run (make check DEBUG=kcsan):
+# run it last, after the tests.  KCSAN must have been on for the run; then
+# no data race report may name the series' code: rxe's entropy and re-path
+# (rxe_entropy.c), the policy and its settings (roce_entropy.c) and the
+# helpers of <rdma/roce_entropy.h>, inlined into their callers.  Reports
+# of the rest of the kernel, 6.12's own races, are counted and listed, not
+# judged.  The whole log is kept as dmesg.txt in the output directory.
+. "$rte_repo/tools/testing/lib.sh"
+
+CONFIG=$rte_modroot/../.config
+KCSAN=/sys/kernel/debug/kcsan
+# the series' functions, as a KCSAN report's frames name them
+OURS='rxe_(qp_set_entropy|repath|repath_timeout|repath_duplicate|route_cached|pkt_entropy|fill_res_qp_entry|ah_set_entropy|ud_entropy|path_)|rdma_entropy_|rdma_port_(entropy|repath)|roce_entropy_|rdma_repath_'
+
+kcsan_on() {
+	grep -qx 'CONFIG_KCSAN=y' "$CONFIG" || { echo "  CONFIG_KCSAN is not set"; return 1; }
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	head -n 3 $KCSAN
+	grep -qx 'enabled: 1' $KCSAN
+}
+
+# no_races_of_ours: each KCSAN report is the lines from its "BUG: KCSAN:"
+# to the next rule; a report with a frame of ours fails.
+no_races_of_ours() {
+	local all ours
+
+	dmesg > "$rte_out/dmesg.txt"
+	all=$(grep -c 'BUG: KCSAN:' "$rte_out/dmesg.txt")
+	awk -v ours="$OURS" '
+		/BUG: KCSAN:/ { r = $0 "\n"; inr = 1; next }
+		inr && /^\[ *[0-9.]+\] =+$/ { if (r ~ ours) printf "%s\n", r; inr = 0; next }
+		inr { r = r $0 "\n" }' "$rte_out/dmesg.txt" > "$rte_out/kcsan-ours.txt"
+	ours=$(grep -c 'BUG: KCSAN:' "$rte_out/kcsan-ours.txt")
+	echo "  $all KCSAN reports in the run, $ours naming the series' code"
+	grep 'BUG: KCSAN:' "$rte_out/dmesg.txt" | sed 's/^\[[^]]*\] /  /' | sort | uniq -c | head -n 30
+	[ "$ours" = 0 ] || { head -n 200 "$rte_out/kcsan-ours.txt"; return 1; }
+}
+
+check "KCSAN is on" kcsan_on
+check "no KCSAN report names the series' code" no_races_of_ours
+done_testing
