@@ -191,11 +191,15 @@ static inline u32 rdma_entropy_ud_flow_label(enum rdma_entropy_policy policy,
  * rdma_entropy_sport - the UDP source port of a flow label
  * @fl: the flow label in use, 0 if none
  * @base_sport: the port the device uses without entropy (0xC000 for rxe,
- *              the device's minimum RoCE source port for mlx5)
+ *              the device's minimum RoCE source port for mlx5); 0, a
+ *              device that reports none, takes 0xC000: never port 0
  */
 static inline u16 rdma_entropy_sport(u32 fl, u16 base_sport)
 {
-	return fl ? rdma_flow_label_to_udp_sport(fl) : base_sport;
+	if (fl)
+		return rdma_flow_label_to_udp_sport(fl);
+
+	return base_sport ?: IB_ROCE_UDP_ENCAP_VALID_PORT_MIN;
 }
 
 /**
