@@ -206,8 +206,9 @@ ecmp_flowing() {
 # one acknowledged) under the ports' current policy and re-path setting;
 # once they flow, FAILOVER_HOLE s without loss, then the link that carried
 # the most black-holed for FAILOVER_HOLE s in each DIR (ab, ba, both) in
-# turn, restored after each; "both" takes the link that carried the most
-# in the phase before it.  Leaves OUT.json (the client's report),
+# turn, restored after each; with ECMP_BOTH_BUSIEST=1, "both" takes the
+# link that carried the most in the phase before it (failover.sh; make
+# demo keeps one link for every phase).  Leaves OUT.json (the client's report),
 # OUT.err, OUT.server.log, OUT.trace (the trace buffer's repath events),
 # OUT.link (the link) and OUT.phases: a line per phase ("quiet", then each
 # DIR): its name, its start and end (ms since the epoch, as the client's
@@ -248,9 +249,9 @@ ecmp_failover() {
 	echo "  $n connections sending after $((SECONDS - t)) s; link $link carries the most"
 	for dir in quiet "$@"; do
 		# "both" comes after the one-way phases, which moved the
-		# connections off LINK: it takes the link that carried the
-		# most since the phase before began.
-		if [ "$dir" = both ]; then
+		# connections off LINK: with ECMP_BOTH_BUSIEST=1 it takes the
+		# link that carried the most since the phase before began.
+		if [ "$dir" = both ] && [ "${ECMP_BOTH_BUSIEST:-0}" = 1 ]; then
 			link=$(ecmp_busiest)
 			echo "  both ways: link $link carried the most in the phase before"
 		fi

@@ -47,7 +47,7 @@ run() {
 
 	set_repath "$3" || return 1
 	capture_start "failover-$1"
-	ecmp_failover "$LOGS/failover-$1" "$2" "$N" ab ba both || rc=1
+	ECMP_BOTH_BUSIEST=1 ecmp_failover "$LOGS/failover-$1" "$2" "$N" ab ba both || rc=1
 	capture_end
 	return $rc
 }
