@@ -58,39 +58,39 @@ fold() {
 	echo $((0xc000 | (($1 & 0x3fff) ^ (($1 & 0xfc000) >> 14))))
 }
 
+# folds WHAT: each "NAME LABEL PORT" line of stdin has the port LABEL
+# folds into; N, the lines, and BAD, those that do not.
+folds() {
+	local name fl sport
+
+	N_FOLDS=0 BAD_FOLDS=0
+	while read -r name fl sport; do
+		N_FOLDS=$((N_FOLDS + 1))
+		if [ "$sport" != "$(fold "$fl")" ]; then
+			echo "  $name: flow label $fl, port $sport, fold $(fold "$fl")"
+			BAD_FOLDS=$((BAD_FOLDS + 1))
+		fi
+	done
+	echo "  $N_FOLDS $1, $BAD_FOLDS not on the fold of their flow label"
+}
+
 # dump_folds TAG: every connected QP of the dump after the black holes has a
 # flow label, and its UDP port is that label's fold.
 dump_folds() {
-	local qp fl sport n=0 bad=0
-
-	while read -r qp fl sport; do
-		n=$((n + 1))
-		if [ "$sport" != "$(fold "$fl")" ]; then
-			echo "  $qp: flow label $fl, port $sport, fold $(fold "$fl")"
-			bad=$((bad + 1))
-		fi
-	done < <(jq -r '.[] | select(.type == "RC" and .drv_roce_flow_label != null) |
+	folds "RC QPs dumped with a flow label" < <(jq -r '.[] |
+		select(.type == "RC" and .drv_roce_flow_label != null) |
 		"\(.ifname)/\(.lqpn) \(.drv_roce_flow_label) \(.drv_roce_udp_sport)"' \
 		"$LOGS/failover-$1.qps.json")
-	echo "  $n RC QPs dumped with a flow label, $bad not on its fold"
-	[ $n -ge $((2 * N)) ] && [ $bad = 0 ]
+	[ $N_FOLDS -ge $((2 * N)) ] && [ $BAD_FOLDS = 0 ]
 }
 
 # wire_folds TAG: every RoCE packet captured on A's link (IPv6) leaves from
 # the fold of its header's flow label.
 wire_folds() {
-	local fl sport n=0 bad=0
-
-	while read -r fl sport; do
-		n=$((n + 1))
-		if [ "$sport" != "$(fold "$fl")" ]; then
-			echo "  flow label $fl on port $sport (fold $(fold "$fl"))"
-			bad=$((bad + 1))
-		fi
-	done < <(tshark -r "$CAPS/failover-$1.pcapng" -Y 'ipv6 && udp.dstport == 4791' \
-		-T fields -e ipv6.flow -e udp.srcport 2> /dev/null | sort -u)
-	echo "  $n (flow label, port) pairs on the wire, $bad not a fold"
-	[ $n -gt $N ] && [ $bad = 0 ]
+	folds "(flow label, port) pairs on the wire" < <(tshark \
+		-r "$CAPS/failover-$1.pcapng" -Y 'ipv6 && udp.dstport == 4791' \
+		-T fields -e ipv6.flow -e udp.srcport 2> /dev/null | sort -u | sed 's/^/packet /')
+	[ $N_FOLDS -gt $N ] && [ $BAD_FOLDS = 0 ]
 }
 
 # summary TAG: what the run's client reported, and the moves.
