@@ -17,6 +17,7 @@ _roce_entropy_tools_opts()
 	roce-entropy:pcap) echo "--policy --flow-label --port-flow-label --policy-for --json" ;;
 	roce-entropy:audit) echo "--qp --cm-id --rdma --port-flow-label --base-sport --json" ;;
 	roce-entropy:ecmp-report) echo "--svg --failover-svg --stalls --output --json" ;;
+	roce-entropy:status) echo "--root --json" ;;
 	roce-ping:server)
 		echo "--bind --port --connections --size --close-at-once --messages" \
 			"--qp-timeout --retry-count --keep-going --one-way" ;;
@@ -40,7 +41,7 @@ _roce_entropy_tools()
 	local prog=${COMP_WORDS[0]##*/} subs='' sub='' i words
 
 	case $prog in
-	roce-entropy) subs="flow-label udp-sport simulate pcap audit ecmp-report" ;;
+	roce-entropy) subs="flow-label udp-sport simulate pcap audit ecmp-report status" ;;
 	roce-ping) subs="server client" ;;
 	esac
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -74,6 +75,10 @@ _roce_entropy_tools()
 		;;
 	--svg | --output | --until | --qp | --cm-id | --rdma)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		return
+		;;
+	--root)
+		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 		return
 		;;
 	--dev-a | --dev-b | --send-dev | --recv-dev)

@@ -124,6 +124,19 @@ CLI::App *add_ecmp_report(CLI::App &app, EcmpReportArgs &a)
 	return cmd;
 }
 
+CLI::App *add_status(CLI::App &app, StatusArgs &a)
+{
+	auto *cmd = app.add_subcommand(
+	    "status", "the package's health on this host: the loaded ib_core, the ports' "
+	              "policies, each 6.12 kernel's modules and build record, Secure Boot (exit 1 "
+	              "when our modules cannot run)");
+	cmd->add_option("--root", a.root, "read the host's files under this directory")
+	    ->type_name("DIR")
+	    ->capture_default_str();
+	cmd->add_flag("--json", a.json, "print JSON");
+	return cmd;
+}
+
 } // namespace
 
 int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
@@ -137,6 +150,7 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	PcapArgs pcap_args;
 	EcmpReportArgs ecmp_args;
 	AuditArgs audit_args;
+	StatusArgs status_args;
 
 	app.require_subcommand(1);
 	const auto *fl_cmd = add_flow_label(app, fl_args);
@@ -145,6 +159,7 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	const auto *pcap_sub = add_pcap(app, pcap_args);
 	const auto *ecmp_cmd = add_ecmp_report(app, ecmp_args);
 	const auto *audit_sub = add_audit(app, audit_args);
+	const auto *status_sub = add_status(app, status_args);
 	return run_app(app, argc, argv, out, err, [&] {
 		if (pcap_sub->parsed())
 			return pcap_cmd(pcap_args, out);
@@ -152,6 +167,8 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 			return ecmp_report_cmd(ecmp_args, out);
 		if (audit_sub->parsed())
 			return audit_cmd(audit_args, out);
+		if (status_sub->parsed())
+			return status_cmd(status_args, out);
 		if (sim_cmd->parsed())
 			return simulate_cmd(sim_args, out);
 		if (fl_cmd->parsed())

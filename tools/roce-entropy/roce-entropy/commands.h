@@ -63,4 +63,10 @@ struct EcmpReportArgs {
 };
 int ecmp_report_cmd(const EcmpReportArgs &args, std::ostream &out);
 
+struct StatusArgs {
+	std::string root = "/"; // every path read is under it
+	bool json = false;
+};
+int status_cmd(const StatusArgs &args, std::ostream &out);
+
 } // namespace roce

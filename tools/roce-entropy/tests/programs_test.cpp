@@ -65,6 +65,7 @@ const std::vector<Command> kCommands = {{"roce-entropy", ""},
                                         {"roce-entropy", "pcap"},
                                         {"roce-entropy", "ecmp-report"},
                                         {"roce-entropy", "audit"},
+                                        {"roce-entropy", "status"},
                                         {"roce-ping", ""},
                                         {"roce-ping", "server"},
                                         {"roce-ping", "client"},
@@ -175,6 +176,10 @@ INSTANTIATE_TEST_SUITE_P(Programs, EveryCommand, testing::ValuesIn(kCommands), n
 TEST(Programs, SubcommandsAndValuesComplete)
 {
 	EXPECT_EQ(completions({"roce-entropy", ""}, "p"), std::set<std::string>{"pcap"});
+	EXPECT_EQ(completions({"roce-entropy", ""}, "s"),
+	          (std::set<std::string>{"simulate", "status"}));
+	EXPECT_EQ(completions({"roce-entropy", "status --root"}, "/pro"),
+	          std::set<std::string>{"/proc"});
 	EXPECT_EQ(completions({"roce-ping", ""}, ""),
 	          (std::set<std::string>{"server", "client", "-h", "--help", "--version"}));
 	EXPECT_EQ(completions({"roce-entropy", "pcap --policy"}, ""),
@@ -220,7 +225,7 @@ TEST(Programs, UnknownCommandIsNamed)
 	auto r = run("roce-entropy", {"frobnicate"});
 	EXPECT_EQ(r.status, 2);
 	EXPECT_NE(r.err.find("unknown command 'frobnicate' (flow-label, udp-sport, simulate, "
-	                     "pcap, ecmp-report, audit)"),
+	                     "pcap, ecmp-report, audit, status)"),
 	          std::string::npos)
 	    << r.err;
 	r = run("roce-ping", {"serve"});

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "status/status.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <tuple>
+
+namespace roce
+{
+namespace
+{
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kSpaces = " \t\r\n";
+constexpr const char *kSecureBootVar =
+    "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
+constexpr const char *kDkmsKey = "/var/lib/dkms/mok.pub";
+constexpr const char *kMokList = "/sys/firmware/efi/mok-variables/MokListRT";
+const std::string kRecords = "/var/lib/roce-entropy/"; // the build records
+
+std::string_view trim(std::string_view s)
+{
+	const auto first = s.find_first_not_of(kSpaces);
+	if (first == std::string_view::npos)
+		return {};
+	return s.substr(first, s.find_last_not_of(kSpaces) - first + 1);
+}
+
+// PATH, an absolute path on the host, under ROOT.
+fs::path at(const fs::path &root, std::string_view path)
+{
+	return root / path.substr(path.find_first_not_of('/'));
+}
+
+bool present(const fs::path &p)
+{
+	std::error_code ec;
+	return fs::exists(p, ec);
+}
+
+bool is_dir(const fs::path &p)
+{
+	std::error_code ec;
+	return fs::is_directory(p, ec);
+}
+
+// The bytes of the file P; nullopt when it cannot be read.
+std::optional<std::string> read_bytes(const fs::path &p)
+{
+	std::ifstream in(p, std::ios::binary);
+	if (!in || is_dir(p))
+		return std::nullopt;
+	std::ostringstream s;
+	s << in.rdbuf();
+	return s.str();
+}
+
+// The file P's text without the spaces and newline around it.
+std::optional<std::string> read_value(const fs::path &p)
+{
+	const auto text = read_bytes(p);
+	if (!text)
+		return std::nullopt;
+	return std::string(trim(*text));
+}
+
+// The names in the folder DIR; none when it cannot be read.
+std::vector<std::string> names_in(const fs::path &dir)
+{
+	std::vector<std::string> names;
+	std::error_code ec;
+	for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+		names.push_back(it->path().filename().string());
+	return names;
+}
+
+std::optional<unsigned> port_number(const std::string &name)
+{
+	unsigned n = 0;
+	const char *end = name.data() + name.size();
+	const auto [ptr, ec] = std::from_chars(name.data(), end, n);
+	if (name.empty() || ec != std::errc() || ptr != end)
+		return std::nullopt;
+	return n;
+}
+
+IbCoreStatus read_ib_core(const fs::path &root)
+{
+	const fs::path mod = at(root, "/sys/module/ib_core");
+	IbCoreStatus s;
+
+	s.loaded = is_dir(mod);
+	s.ours = s.loaded && present(mod / "parameters/roce_entropy");
+	if (s.ours) {
+		s.roce_entropy = read_value(mod / "parameters/roce_entropy");
+		s.roce_repath = read_value(mod / "parameters/roce_repath");
+	}
+	return s;
+}
+
+std::vector<PortStatus> read_ports(const fs::path &root)
+{
+	const fs::path class_dir = at(root, "/sys/class/infiniband");
+	std::vector<PortStatus> ports;
+
+	for (const auto &dev : names_in(class_dir)) {
+		for (const auto &name : names_in(class_dir / dev / "ports")) {
+			const fs::path port = class_dir / dev / "ports" / name;
+			const auto n = port_number(name);
+			if (!n || read_value(port / "link_layer") != "Ethernet")
+				continue;
+			ports.push_back({dev, *n,
+			                 read_value(port / "roce_entropy").value_or("stock"),
+			                 read_value(port / "roce_repath")});
+		}
+	}
+	std::sort(ports.begin(), ports.end(), [](const PortStatus &a, const PortStatus &b) {
+		return std::tie(a.dev, a.port) < std::tie(b.dev, b.port);
+	});
+	return ports;
+}
+
+bool has_our_modules(const fs::path &dir)
+{
+	for (const char *ext : {"", ".xz", ".zst", ".gz"})
+		if (present(dir / ("updates/dkms/ib_core.ko" + std::string(ext))))
+			return true;
+	return false;
+}
+
+std::vector<KernelStatus> read_kernels(const fs::path &root,
+                                       const std::optional<std::string> &running)
+{
+	const fs::path modules = at(root, "/lib/modules");
+	std::vector<KernelStatus> kernels;
+
+	for (const auto &release : names_in(modules)) {
+		const fs::path dir = modules / release;
+		if (!is_612(release) || !present(dir / "modules.dep"))
+			continue;
+		KernelStatus k;
+		k.release = release;
+		k.running = release == running;
+		k.headers = present(dir / "build/Makefile");
+		k.installed = has_our_modules(dir);
+		if (const auto text = read_bytes(at(root, kRecords + release)))
+			k.record = parse_build_record(*text);
+		kernels.push_back(std::move(k));
+	}
+	std::sort(kernels.begin(), kernels.end(), [](const KernelStatus &a, const KernelStatus &b) {
+		return strverscmp(a.release.c_str(), b.release.c_str()) < 0;
+	});
+	return kernels;
+}
+
+// The DKMS key against MokListRT, the kernel's copy of the MOK list.
+void read_key(const fs::path &root, SecureBootStatus &s)
+{
+	const fs::path key_path = at(root, kDkmsKey), list_path = at(root, kMokList);
+
+	if (!present(key_path)) {
+		s.key = KeyState::NoKey;
+		s.key_note = kDkmsKey;
+		return;
+	}
+	const auto key = read_bytes(key_path);
+	if (!key || key->empty()) {
+		s.key_note = key ? std::string(kDkmsKey) + " is empty"
+		                 : "cannot read " + std::string(kDkmsKey);
+		return;
+	}
+	if (!present(list_path)) {
+		s.key_note = "no MokListRT";
+		return;
+	}
+	const auto list = read_bytes(list_path);
+	if (!list) {
+		s.key_note = "cannot read MokListRT (root only)";
+		return;
+	}
+	s.key = key_enrolled(*key, *list) ? KeyState::Enrolled : KeyState::NotEnrolled;
+}
+
+SecureBootStatus read_secure_boot(const fs::path &root)
+{
+	SecureBootStatus s;
+
+	s.efi = is_dir(at(root, "/sys/firmware/efi"));
+	const auto var = read_bytes(at(root, kSecureBootVar));
+	s.variable = var.has_value();
+	s.enabled = var ? secure_boot_enabled(*var) : std::optional<bool>(false);
+	read_key(root, s);
+	return s;
+}
+
+// The problems of one installed kernel's build record REC.
+void record_problems(const KernelStatus &k, const BuildRecord &rec, std::vector<std::string> &out)
+{
+	const std::string &r = k.release;
+	const std::string upstream = upstream_version(r),
+	                  dkms = "/lib/modules/" + r + "/updates/dkms";
+	const bool installed = rec.state == "installed";
+
+	if (installed && !k.installed)
+		out.push_back(
+		    r + ": the build record says installed, but there is no ib_core.ko in " + dkms);
+	if (!installed && k.headers) {
+		if (rec.state == "refused" || rec.state == "skipped")
+			out.push_back(r + ": build " + rec.state + ": " +
+			              (rec.reason.empty() ? "no reason given" : rec.reason));
+		else
+			out.push_back(r + ": build record with state '" + rec.state + "'");
+	}
+	if ((installed || !rec.source.empty()) && rec.source != upstream)
+		out.push_back(r + ": built from " +
+		              (rec.source.empty() ? "an unrecorded source" : rec.source) +
+		              ", not its upstream " + upstream);
+	if ((installed || !rec.kabi.empty()) && rec.kabi != "held")
+		out.push_back(r + ": kABI " +
+		              (rec.kabi.empty() ? "not recorded" : "'" + rec.kabi + "'") +
+		              ", not held");
+}
+
+} // namespace
+
+BuildRecord parse_build_record(std::string_view text)
+{
+	BuildRecord rec;
+	std::istringstream in{std::string(text)};
+
+	for (std::string line; std::getline(in, line);) {
+		const auto eq = line.find('=');
+		if (eq == std::string::npos)
+			continue;
+		const std::string_view key = trim(std::string_view(line).substr(0, eq));
+		std::string value(trim(std::string_view(line).substr(eq + 1)));
+		if (key == "state")
+			rec.state = std::move(value);
+		else if (key == "source")
+			rec.source = std::move(value);
+		else if (key == "kabi")
+			rec.kabi = std::move(value);
+		else if (key == "package")
+			rec.package = std::move(value);
+		else if (key == "reason")
+			rec.reason = std::move(value);
+	}
+	return rec;
+}
+
+std::string upstream_version(std::string_view release)
+{
+	return std::string(release.substr(0, release.find_first_of("+-")));
+}
+
+bool is_612(std::string_view release)
+{
+	return release.starts_with("6.12.") && release.size() > 5;
+}
+
+std::optional<bool> secure_boot_enabled(std::string_view variable)
+{
+	if (variable.size() < 5)
+		return std::nullopt;
+	return variable[4] == 1;
+}
+
+bool key_enrolled(std::string_view key, std::string_view mok_list)
+{
+	return !key.empty() && mok_list.find(key) != std::string_view::npos;
+}
+
+const char *key_state_name(KeyState k)
+{
+	switch (k) {
+	case KeyState::Enrolled:
+		return "enrolled";
+	case KeyState::NotEnrolled:
+		return "not enrolled";
+	case KeyState::NoKey:
+		return "no key";
+	case KeyState::Unknown:
+		break;
+	}
+	return "unknown";
+}
+
+HostStatus read_host_status(const std::string &root)
+{
+	const fs::path r(root);
+	HostStatus s;
+
+	s.running = read_value(at(r, "/proc/sys/kernel/osrelease"));
+	s.ib_core = read_ib_core(r);
+	s.ports = read_ports(r);
+	s.kernels = read_kernels(r, s.running);
+	s.secure_boot = read_secure_boot(r);
+	return s;
+}
+
+std::vector<std::string> status_problems(const HostStatus &s)
+{
+	std::vector<std::string> out;
+	bool ours_anywhere = false;
+
+	for (const auto &k : s.kernels) {
+		const auto &rec = k.record;
+		ours_anywhere = ours_anywhere || k.installed || rec;
+		if (k.running && rec && rec->state == "installed" && s.ib_core.loaded &&
+		    !s.ib_core.ours)
+			out.push_back(k.release +
+			              " (running): the loaded ib_core is the stock one, " +
+			              "although ours is installed for it");
+		if (k.headers && !rec)
+			out.push_back(k.release +
+			              ": its headers are installed but it has no build " +
+			              "record (" + kRecords + k.release + ")");
+		if (rec)
+			record_problems(k, *rec, out);
+	}
+	const auto &sb = s.secure_boot;
+	const std::string key = kDkmsKey;
+	if (ours_anywhere && sb.enabled == true && sb.key == KeyState::NotEnrolled)
+		out.push_back("Secure Boot is on and the DKMS signing key is not enrolled " +
+		              ("(mokutil --import " + key + ", then reboot)"));
+	if (ours_anywhere && sb.enabled == true && sb.key == KeyState::NoKey)
+		out.push_back("Secure Boot is on and there is no DKMS signing key (" + key + ")");
+	return out;
+}
+
+} // namespace roce

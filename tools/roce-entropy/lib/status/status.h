@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+// The package's health on a Debian host, read from a root directory ("/",
+// or a fake tree in the tests), never written: the running kernel, the
+// loaded ib_core (ours or the distribution's), the RoCE ports' policies,
+// each installed 6.12 kernel with its headers, our modules under
+// updates/dkms and the package's build record (/var/lib/roce-entropy/
+// RELEASE), and Secure Boot with the DKMS signing key; then what is wrong.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace roce
+{
+
+// /var/lib/roce-entropy/RELEASE: what the package's build did for a kernel.
+struct BuildRecord {
+	std::string state;   // installed, refused or skipped
+	std::string source;  // the upstream version of the sources built
+	std::string kabi;    // "held" when the kernel's kABI is the one built for
+	std::string package; // the package's version
+	std::string reason;  // why refused or skipped
+};
+
+// key=value lines; lines without '=' and unknown keys are ignored, and so
+// are the spaces around keys and values.
+BuildRecord parse_build_record(std::string_view text);
+
+// "6.12.117" of "6.12.117+deb12-amd64": up to the first '+' or '-'.
+std::string upstream_version(std::string_view release);
+
+// Whether RELEASE is a 6.12 kernel's ("6.12." and more).
+bool is_612(std::string_view release);
+
+// Secure Boot's EFI variable: 4 bytes of attributes, then 1 when on;
+// nullopt when it is too short to say.
+std::optional<bool> secure_boot_enabled(std::string_view variable);
+
+// Whether the DER certificate KEY is in MOK_LIST (the EFI signature lists
+// of MokListRT, which hold each certificate as it is).
+bool key_enrolled(std::string_view key, std::string_view mok_list);
+
+struct IbCoreStatus {
+	bool loaded = false;
+	bool ours = false; // it has the roce_entropy parameter
+	// The module parameters (when ours): the defaults of new devices.
+	std::optional<std::string> roce_entropy, roce_repath;
+};
+
+// A RoCE (Ethernet) port of an RDMA device.
+struct PortStatus {
+	std::string dev;
+	unsigned port = 0;
+	std::string policy;                // "stock" without the roce_entropy knob
+	std::optional<std::string> repath; // none without the roce_repath knob
+};
+
+// An installed 6.12 kernel: /lib/modules/RELEASE with modules.dep.
+struct KernelStatus {
+	std::string release;
+	bool running = false;
+	bool headers = false;   // build/Makefile
+	bool installed = false; // our ib_core.ko* in updates/dkms
+	std::optional<BuildRecord> record;
+};
+
+enum class KeyState { Enrolled, NotEnrolled, NoKey, Unknown };
+
+// "enrolled", "not enrolled", "no key", "unknown"
+const char *key_state_name(KeyState k);
+
+struct SecureBootStatus {
+	bool efi = false;      // /sys/firmware/efi
+	bool variable = false; // the SecureBoot variable exists
+	std::optional<bool> enabled;
+	KeyState key = KeyState::Unknown;
+	std::string key_note; // why unknown, or which key is missing
+};
+
+struct HostStatus {
+	std::optional<std::string> running; // the running kernel's release
+	IbCoreStatus ib_core;
+	std::vector<PortStatus> ports;     // by device, then port
+	std::vector<KernelStatus> kernels; // by version
+	SecureBootStatus secure_boot;
+};
+
+// The host under ROOT, read only.  Files that are missing or cannot be read
+// are facts too (a module not loaded, no record): nothing throws.
+HostStatus read_host_status(const std::string &root);
+
+// What keeps the package from working on the host S describes, one line
+// each; none when it works (or no 6.12 kernel is installed).
+std::vector<std::string> status_problems(const HostStatus &s);
+
+} // namespace roce

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+// roce-entropy status on fake roots: a temporary tree with the files of a
+// Debian host that the command reads (/proc, /sys, /lib/modules, the build
+// records, the DKMS key), one host per case.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli_run.h"
+
+namespace roce
+{
+namespace
+{
+
+namespace fs = std::filesystem;
+using namespace std::string_literals;
+
+constexpr const char *kRunning = "6.12.117+deb12-amd64";
+// A DER certificate's start, with the bytes a text reader would trip on.
+const std::string kKey = "\x30\x82\x03\x1a\x30\x82\x02\x02\xa0\x03\x02\x01\x02\x02\x14\x00"
+                         "\x0a\x1a\xff\x7f roce-entropy DKMS module signing key"s;
+const std::string kRecord = "state=installed\n"
+                            "source=6.12.117\n"
+                            "kabi=held\n"
+                            "package=0.2.0+git20261126.1.gabcdef0\n"
+                            "reason=\n";
+
+// MokListRT: one EFI signature list (type EFI_CERT_X509_GUID, list size,
+// header size, signature size), each signature an owner GUID and CERT.
+std::string mok_list(const std::string &cert)
+{
+	std::string s = "\xa1\x59\xc0\xa5\xe4\x94\xa7\x4a\x87\xb5\xab\x15\x5c\x2b\xf0\x72"s;
+	s += "\x00\x04\x00\x00\x00\x00\x00\x00\x38\x03\x00\x00"s;
+	s += "\x0d\x00\xdb\x48\xba\x66\x51\x4c\xab\x46\xa2\x8b\x6a\xd3\x5a\xb8"s;
+	return s + cert;
+}
+
+class StatusCli : public testing::Test
+{
+protected:
+	void SetUp() override
+	{
+		root_ = testing::TempDir() + "roce-status-" +
+		        testing::UnitTest::GetInstance()->current_test_info()->name();
+		fs::remove_all(root_);
+		fs::create_directories(root_);
+	}
+
+	void TearDown() override
+	{
+		fs::remove_all(root_);
+	}
+
+	// The host's file PATH (absolute on the host) holding TEXT.
+	void write(const std::string &path, const std::string &text)
+	{
+		const fs::path p = root_ + path;
+		fs::create_directories(p.parent_path());
+		std::ofstream(p, std::ios::binary) << text;
+	}
+
+	void dir(const std::string &path)
+	{
+		fs::create_directories(root_ + path);
+	}
+
+	void running(const std::string &release = kRunning)
+	{
+		write("/proc/sys/kernel/osrelease", release + "\n");
+	}
+
+	// ib_core with the series' parameters.
+	void ours_loaded(const std::string &policy = "mix", const std::string &repath = "off")
+	{
+		write("/sys/module/ib_core/parameters/roce_entropy", policy + "\n");
+		write("/sys/module/ib_core/parameters/roce_repath", repath + "\n");
+		write("/sys/module/ib_core/parameters/netns_mode", "Y\n");
+	}
+
+	// Debian's ib_core: its own parameters only.
+	void stock_loaded()
+	{
+		write("/sys/module/ib_core/parameters/netns_mode", "Y\n");
+	}
+
+	// Port N of DEV; an empty POLICY or REPATH: no such knob.
+	void port(const std::string &dev, unsigned n, const std::string &policy,
+	          const std::string &repath, const std::string &link_layer = "Ethernet")
+	{
+		const std::string p =
+		    "/sys/class/infiniband/" + dev + "/ports/" + std::to_string(n);
+		write(p + "/link_layer", link_layer + "\n");
+		write(p + "/state", "4: ACTIVE\n");
+		if (!policy.empty())
+			write(p + "/roce_entropy", policy + "\n");
+		if (!repath.empty())
+			write(p + "/roce_repath", repath + "\n");
+	}
+
+	// /lib/modules/RELEASE, with its headers and our modules (MODULE, the
+	// file name under updates/dkms; empty: none) when asked.
+	void kernel(const std::string &release, bool headers,
+	            const std::string &module = "ib_core.ko.xz")
+	{
+		const std::string d = "/lib/modules/" + release;
+		write(d + "/modules.dep", "kernel/drivers/infiniband/core/ib_core.ko.xz:\n");
+		write(d + "/kernel/drivers/infiniband/core/ib_core.ko.xz", "stock");
+		if (headers)
+			write(d + "/build/Makefile", "# headers\n");
+		if (!module.empty())
+			write(d + "/updates/dkms/" + module, "ours");
+	}
+
+	void record(const std::string &release, const std::string &text = kRecord)
+	{
+		write("/var/lib/roce-entropy/" + release, text);
+	}
+
+	void secure_boot(bool on)
+	{
+		write("/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c",
+		      "\x06\x00\x00\x00"s + (on ? "\x01"s : "\x00"s));
+	}
+
+	void mok(const std::string &key, const std::string &list)
+	{
+		write("/var/lib/dkms/mok.pub", key);
+		write("/sys/firmware/efi/mok-variables/MokListRT", list);
+	}
+
+	// Ours running its 6.12 kernel: two RoCE ports (mix with re-path, and
+	// one set back to linux), an InfiniBand port, which is no RoCE port,
+	// Secure Boot on with the DKMS key enrolled.
+	void healthy()
+	{
+		running();
+		ours_loaded();
+		port("rxe0", 1, "linux", "off");
+		port("mlx5_0", 1, "mix", "on");
+		port("mlx5_1", 1, "", "", "InfiniBand");
+		kernel(kRunning, true);
+		record(kRunning);
+		secure_boot(true);
+		mok(kKey, mok_list("a Debian CA") + mok_list(kKey));
+	}
+
+	test::CliRun status(std::vector<std::string> args = {})
+	{
+		args.insert(args.begin(), {"status", "--root", root_});
+		return test::run_roce_entropy(args);
+	}
+
+	// Every file under the root, with its contents.
+	std::map<std::string, std::string> tree() const
+	{
+		std::map<std::string, std::string> m;
+		for (const auto &e : fs::recursive_directory_iterator(root_)) {
+			std::ostringstream s;
+			if (e.is_regular_file())
+				s << std::ifstream(e.path(), std::ios::binary).rdbuf();
+			m[e.path().string()] = s.str();
+		}
+		return m;
+	}
+
+	std::string root_;
+};
+
+TEST_F(StatusCli, HealthyHost)
+{
+	healthy();
+	const auto before = tree();
+	const auto r = status();
+	ASSERT_EQ(r.status, 0) << r.out << r.err;
+	EXPECT_EQ(r.out, "kernel:      6.12.117+deb12-amd64 (upstream 6.12.117)\n"
+	                 "ib_core:     ours, new devices: policy mix, re-path off\n"
+	                 "ports:       mlx5_0/1  mix    re-path on\n"
+	                 "             rxe0/1    linux  re-path off\n"
+	                 "kernels:     6.12.117+deb12-amd64 (running): headers, our modules\n"
+	                 "               record: installed from 6.12.117, kABI held, package "
+	                 "0.2.0+git20261126.1.gabcdef0\n"
+	                 "secure boot: on; DKMS key: enrolled\n"
+	                 "status: ok\n");
+	EXPECT_TRUE(r.err.empty()) << r.err;
+	EXPECT_EQ(tree(), before); // read only
+}
+
+TEST_F(StatusCli, HealthyHostJson)
+{
+	healthy();
+	const auto r = status({"--json"});
+	ASSERT_EQ(r.status, 0) << r.out << r.err;
+	const auto j = nlohmann::json::parse(r.out);
+	EXPECT_EQ(j["running"], kRunning);
+	EXPECT_EQ(j["ib_core"], nlohmann::json::parse(R"({"loaded": true, "ours": true,
+		"roce_entropy": "mix", "roce_repath": "off"})"));
+	ASSERT_EQ(j["ports"].size(), 2u);
+	EXPECT_EQ(j["ports"][0], nlohmann::json::parse(R"({"dev": "mlx5_0", "port": 1,
+		"policy": "mix", "repath": "on"})"));
+	EXPECT_EQ(j["ports"][1]["dev"], "rxe0");
+	EXPECT_EQ(j["ports"][1]["policy"], "linux");
+	ASSERT_EQ(j["kernels"].size(), 1u);
+	const auto &k = j["kernels"][0];
+	EXPECT_EQ(k["release"], kRunning);
+	EXPECT_EQ(k["running"], true);
+	EXPECT_EQ(k["headers"], true);
+	EXPECT_EQ(k["installed"], true);
+	EXPECT_EQ(k["record"], nlohmann::json::parse(R"({"state": "installed",
+		"source": "6.12.117", "kabi": "held",
+		"package": "0.2.0+git20261126.1.gabcdef0", "reason": ""})"));
+	EXPECT_EQ(j["secure_boot"],
+	          nlohmann::json::parse(R"({"efi": true, "enabled": true, "key": "enrolled"})"));
+	EXPECT_EQ(j["problems"], nlohmann::json::array());
+	EXPECT_EQ(j["ok"], true);
+}
+
+// An update's new kernel booted before DKMS built for it is the next
+// case; here the record says installed, yet the distribution's ib_core
+// (depmod put kernel/ before updates/, say) is the one loaded.
+TEST_F(StatusCli, BootedStockAfterUpdate)
+{
+	healthy();
+	fs::remove_all(root_ + "/sys/module/ib_core");
+	stock_loaded();
+	fs::remove(root_ + "/sys/class/infiniband/rxe0/ports/1/roce_entropy");
+	fs::remove(root_ + "/sys/class/infiniband/rxe0/ports/1/roce_repath");
+	const auto r = status();
+	EXPECT_EQ(r.status, 1) << r.out << r.err;
+	EXPECT_NE(r.out.find("ib_core:     stock (no roce_entropy parameter)\n"), std::string::npos)
+	    << r.out;
+	EXPECT_NE(r.out.find("             rxe0/1    stock\n"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("status: off\n"
+	                     "  6.12.117+deb12-amd64 (running): the loaded ib_core is the stock "
+	                     "one, although ours is installed for it\n"),
+	          std::string::npos)
+	    << r.out;
+	const auto j = nlohmann::json::parse(status({"--json"}).out);
+	EXPECT_EQ(j["ib_core"]["loaded"], true);
+	EXPECT_EQ(j["ib_core"]["ours"], false);
+	EXPECT_EQ(j["ib_core"]["roce_entropy"], nullptr);
+	EXPECT_EQ(j["ports"][1]["policy"], "stock");
+	EXPECT_EQ(j["ports"][1]["repath"], nullptr);
+	EXPECT_EQ(j["ok"], false);
+	EXPECT_EQ(j["problems"].size(), 1u);
+}
+
+TEST_F(StatusCli, SecondKernelWithoutRecord)
+{
+	healthy();
+	kernel("6.12.119+deb12-amd64", true, "");
+	auto r = status();
+	EXPECT_EQ(r.status, 1) << r.out << r.err;
+	EXPECT_NE(r.out.find("             6.12.119+deb12-amd64: headers, no modules of ours\n"
+	                     "               record: none\n"),
+	          std::string::npos)
+	    << r.out;
+	EXPECT_NE(r.out.find("status: off\n"
+	                     "  6.12.119+deb12-amd64: its headers are installed but it has no "
+	                     "build record (/var/lib/roce-entropy/6.12.119+deb12-amd64)\n"),
+	          std::string::npos)
+	    << r.out;
+	const auto j = nlohmann::json::parse(status({"--json"}).out);
+	ASSERT_EQ(j["kernels"].size(), 2u);
+	EXPECT_EQ(j["kernels"][1]["release"], "6.12.119+deb12-amd64");
+	EXPECT_EQ(j["kernels"][1]["running"], false);
+	EXPECT_EQ(j["kernels"][1]["installed"], false);
+	EXPECT_EQ(j["kernels"][1]["record"], nullptr);
+
+	// Without its headers DKMS cannot build for it: nothing to say.
+	fs::remove_all(root_ + "/lib/modules/6.12.119+deb12-amd64/build");
+	r = status();
+	EXPECT_EQ(r.status, 0) << r.out;
+	EXPECT_NE(r.out.find("6.12.119+deb12-amd64: no headers, no modules of ours\n"),
+	          std::string::npos)
+	    << r.out;
+}
+
+TEST_F(StatusCli, RefusedBuild)
+{
+	healthy();
+	kernel("6.12.119+deb12-amd64", true, "");
+	record("6.12.119+deb12-amd64",
+	       "state=refused\nsource=6.12.119\nkabi=held\npackage=0.2.0\n"
+	       "reason=Secure Boot is on and the DKMS signing key is not enrolled\n");
+	const auto r = status();
+	EXPECT_EQ(r.status, 1) << r.out << r.err;
+	EXPECT_NE(r.out.find("  6.12.119+deb12-amd64: build refused: Secure Boot is on and the "
+	                     "DKMS signing key is not enrolled\n"),
+	          std::string::npos)
+	    << r.out;
+	EXPECT_NE(r.out.find("               record: refused: Secure Boot is on"),
+	          std::string::npos)
+	    << r.out;
+}
+
+TEST_F(StatusCli, SourceMismatch)
+{
+	healthy();
+	kernel("6.12.115+deb12-amd64", true);
+	record("6.12.115+deb12-amd64"); // source=6.12.117
+	const auto r = status({"--json"});
+	EXPECT_EQ(r.status, 1) << r.out << r.err;
+	const auto j = nlohmann::json::parse(r.out);
+	EXPECT_EQ(j["kernels"][0]["release"], "6.12.115+deb12-amd64"); // by version
+	EXPECT_EQ(j["problems"], nlohmann::json({"6.12.115+deb12-amd64: built from 6.12.117, not "
+	                                         "its upstream 6.12.115"}));
+	EXPECT_EQ(j["ok"], false);
+}
+
+TEST_F(StatusCli, KabiChanged)
+{
+	healthy();
+	record(kRunning, "state=installed\nsource=6.12.117\nkabi=changed\npackage=0.2.0\n");
+	const auto r = status();
+	EXPECT_EQ(r.status, 1) << r.out << r.err;
+	EXPECT_NE(r.out.find("status: off\n  6.12.117+deb12-amd64: kABI 'changed', not held\n"),
+	          std::string::npos)
+	    << r.out;
+}
+
+TEST_F(StatusCli, ModulesMissingAlthoughInstalled)
+{
+	healthy();
+	fs::remove_all(root_ + "/lib/modules/" + kRunning + "/updates");
+	auto r = status();
+	EXPECT_EQ(r.status, 1) << r.out << r.err;
+	EXPECT_NE(
+	    r.out.find("  6.12.117+deb12-amd64: the build record says installed, but there "
+	               "is no ib_core.ko in /lib/modules/6.12.117+deb12-amd64/updates/dkms\n"),
+	    std::string::npos)
+	    << r.out;
+	// Any of the module's compressions is ours.
+	for (const char *m : {"ib_core.ko", "ib_core.ko.zst", "ib_core.ko.gz"}) {
+		fs::remove_all(root_ + "/lib/modules/" + kRunning + "/updates");
+		kernel(kRunning, true, m);
+		r = status();
+		EXPECT_EQ(r.status, 0) << m << "\n" << r.out;
+	}
+}
+
+TEST_F(StatusCli, SecureBootKeyNotEnrolled)
+{
+	healthy();
+	// The MOK list holds another certificate, and ours but its last byte.
+	mok(kKey, mok_list("a Debian CA") + mok_list(kKey.substr(0, kKey.size() - 1)));
+	auto r = status();
+	EXPECT_EQ(r.status, 1) << r.out << r.err;
+	EXPECT_NE(r.out.find("secure boot: on; DKMS key: not enrolled\n"), std::string::npos)
+	    << r.out;
+	EXPECT_NE(r.out.find("status: off\n  Secure Boot is on and the DKMS signing key is not "
+	                     "enrolled (mokutil --import /var/lib/dkms/mok.pub, then reboot)\n"),
+	          std::string::npos)
+	    << r.out;
+	EXPECT_EQ(nlohmann::json::parse(status({"--json"}).out)["secure_boot"]["key"],
+	          "not enrolled");
+
+	// Enrolled: fine; Secure Boot off: the key does not matter.
+	mok(kKey, mok_list(kKey));
+	EXPECT_EQ(status().status, 0);
+	mok(kKey, mok_list("a Debian CA"));
+	secure_boot(false);
+	r = status();
+	EXPECT_EQ(r.status, 0) << r.out;
+	EXPECT_NE(r.out.find("secure boot: off; DKMS key: not enrolled\n"), std::string::npos)
+	    << r.out;
+}
+
+TEST_F(StatusCli, NoEfi)
+{
+	healthy();
+	fs::remove_all(root_ + "/sys/firmware/efi");
+	fs::remove_all(root_ + "/var/lib/dkms");
+	const auto r = status();
+	EXPECT_EQ(r.status, 0) << r.out << r.err;
+	EXPECT_NE(r.out.find("secure boot: off (no EFI variable), not an EFI system; DKMS key: no "
+	                     "key (/var/lib/dkms/mok.pub)\n"),
+	          std::string::npos)
+	    << r.out;
+	const auto j = nlohmann::json::parse(status({"--json"}).out);
+	EXPECT_EQ(j["secure_boot"],
+	          nlohmann::json::parse(R"({"efi": false, "enabled": false, "key": "no key"})"));
+}
+
+TEST_F(StatusCli, NoKernel612)
+{
+	running("6.1.0-28-amd64");
+	stock_loaded();
+	kernel("6.1.0-28-amd64", true, "");
+	dir("/lib/modules/6.12.117+deb12-amd64"); // left behind: no modules.dep
+	auto r = status();
+	EXPECT_EQ(r.status, 0) << r.out << r.err;
+	EXPECT_EQ(r.out, "kernel:      6.1.0-28-amd64 (upstream 6.1.0)\n"
+	                 "ib_core:     stock (no roce_entropy parameter)\n"
+	                 "ports:       no RoCE port\n"
+	                 "kernels:     no 6.12 kernel installed: nothing to do on this host\n"
+	                 "secure boot: off (no EFI variable), not an EFI system; DKMS key: no key "
+	                 "(/var/lib/dkms/mok.pub)\n"
+	                 "status: ok\n");
+	const auto j = nlohmann::json::parse(status({"--json"}).out);
+	EXPECT_EQ(j["kernels"], nlohmann::json::array());
+	EXPECT_EQ(j["ok"], true);
+
+	// An empty root: nothing can be read, nothing is wrong.
+	fs::remove_all(root_);
+	fs::create_directories(root_);
+	r = status();
+	EXPECT_EQ(r.status, 0) << r.out;
+	EXPECT_NE(r.out.find("kernel:      unknown (cannot read /proc/sys/kernel/osrelease)\n"
+	                     "ib_core:     not loaded\n"),
+	          std::string::npos)
+	    << r.out;
+}
+
+TEST_F(StatusCli, PortsByDeviceThenNumber)
+{
+	healthy();
+	port("mlx5_0", 10, "rfc", "off");
+	port("mlx5_0", 2, "off", "");
+	const auto j = nlohmann::json::parse(status({"--json"}).out);
+	std::vector<std::string> got;
+	for (const auto &p : j["ports"])
+		got.push_back(p["dev"].get<std::string>() + "/" +
+		              std::to_string(p["port"].get<int>()) + " " +
+		              p["policy"].get<std::string>());
+	EXPECT_EQ(got, (std::vector<std::string>{"mlx5_0/1 mix", "mlx5_0/2 off", "mlx5_0/10 rfc",
+	                                         "rxe0/1 linux"}));
+}
+
+TEST_F(StatusCli, BadOptions)
+{
+	auto r = status({"--frobnicate"});
+	EXPECT_EQ(r.status, 2);
+	EXPECT_NE(r.err.find("The following argument was not expected: --frobnicate"),
+	          std::string::npos)
+	    << r.err;
+	EXPECT_TRUE(r.out.empty());
+	r = test::run_roce_entropy({"status", "--root", root_ + "/no-such-dir"});
+	EXPECT_EQ(r.status, 2);
+	EXPECT_NE(r.err.find("roce-entropy: error: --root " + root_ +
+	                     "/no-such-dir: not a "
+	                     "directory"),
+	          std::string::npos)
+	    << r.err;
+	r = test::run_roce_entropy({"status", "--root"});
+	EXPECT_EQ(r.status, 2);
+	EXPECT_NE(r.err.find("--root"), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace roce

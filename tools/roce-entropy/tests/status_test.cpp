@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+// The pieces of roce-entropy status: the build record, versions, Secure
+// Boot's variable, the DKMS key in the MOK list, and the problems of hosts
+// described by hand (status_cli_test.cpp reads them from fake trees).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "status/status.h"
+
+namespace roce
+{
+namespace
+{
+
+TEST(Status, BuildRecord)
+{
+	const auto rec =
+	    parse_build_record("state=refused\n"
+	                       "source=6.12.117\n"
+	                       "kabi=held\n"
+	                       "package=0.2.0+git20261126.1.gabcdef0\n"
+	                       "reason=Secure Boot is on and the key = not enrolled\n");
+	EXPECT_EQ(rec.state, "refused");
+	EXPECT_EQ(rec.source, "6.12.117");
+	EXPECT_EQ(rec.kabi, "held");
+	EXPECT_EQ(rec.package, "0.2.0+git20261126.1.gabcdef0");
+	// Only the first '=' splits.
+	EXPECT_EQ(rec.reason, "Secure Boot is on and the key = not enrolled");
+}
+
+TEST(Status, BuildRecordIgnoresBadLinesAndUnknownKeys)
+{
+	const auto rec = parse_build_record("# written by the package\n"
+	                                    "garbage\n"
+	                                    "\n"
+	                                    "future=1\n"
+	                                    " state = installed \r\n"
+	                                    "reason=\n"
+	                                    "kabi=held");
+	EXPECT_EQ(rec.state, "installed");
+	EXPECT_EQ(rec.kabi, "held"); // the last line needs no newline
+	EXPECT_EQ(rec.reason, "");
+	EXPECT_EQ(rec.source, "");
+	EXPECT_EQ(rec.package, "");
+}
+
+TEST(Status, Versions)
+{
+	EXPECT_EQ(upstream_version("6.12.117+deb12-amd64"), "6.12.117");
+	EXPECT_EQ(upstream_version("6.12.115-cloud-amd64"), "6.12.115");
+	EXPECT_EQ(upstream_version("6.12.9"), "6.12.9");
+	EXPECT_TRUE(is_612("6.12.117+deb12-amd64"));
+	EXPECT_FALSE(is_612("6.1.0-28-amd64"));
+	EXPECT_FALSE(is_612("6.120.1"));
+	EXPECT_FALSE(is_612("6.12."));
+}
+
+TEST(Status, SecureBootVariable)
+{
+	using namespace std::string_literals;
+	EXPECT_EQ(secure_boot_enabled("\x06\x00\x00\x00\x01"s), true);
+	EXPECT_EQ(secure_boot_enabled("\x06\x00\x00\x00\x00"s), false);
+	EXPECT_EQ(secure_boot_enabled("\x06\x00\x00\x00"s), std::nullopt);
+}
+
+TEST(Status, KeyEnrolledIsAnExactSubstring)
+{
+	using namespace std::string_literals;
+	const std::string key = "\x30\x82\x00\x04\xde\xad\x00\xef"s;
+	EXPECT_TRUE(key_enrolled(key, "\xa1\x59\xc0\xa5"s + key + "\x00\x00"s));
+	EXPECT_FALSE(key_enrolled(key, "\xa1\x59"s + key.substr(0, 7)));
+	EXPECT_FALSE(key_enrolled("", "anything"));
+}
+
+// A host with our modules for its running kernel, by hand.
+HostStatus healthy()
+{
+	HostStatus s;
+	s.running = "6.12.117+deb12-amd64";
+	s.ib_core = {true, true, "rfc", "off"};
+	KernelStatus k;
+	k.release = "6.12.117+deb12-amd64";
+	k.running = k.headers = k.installed = true;
+	k.record = BuildRecord{"installed", "6.12.117", "held", "0.2.0", ""};
+	s.kernels.push_back(k);
+	s.secure_boot = {true, true, true, KeyState::Enrolled, ""};
+	return s;
+}
+
+TEST(Status, ProblemsOfHostsByHand)
+{
+	EXPECT_TRUE(status_problems(healthy()).empty());
+
+	auto s = healthy();
+	s.ib_core.loaded = false; // nothing loaded yet: not a problem
+	s.ib_core.ours = false;
+	EXPECT_TRUE(status_problems(s).empty());
+
+	s = healthy();
+	s.kernels[0].record->state = "building";
+	EXPECT_EQ(
+	    status_problems(s),
+	    std::vector<std::string>{"6.12.117+deb12-amd64: build record with state 'building'"});
+
+	// Skipped without headers is what the package does: no problem; its
+	// modules missing although it says installed is one, headers or not.
+	s = healthy();
+	s.kernels[0].headers = false;
+	s.kernels[0].installed = false;
+	s.kernels[0].record = BuildRecord{"skipped", "", "", "0.2.0", "no headers"};
+	EXPECT_TRUE(status_problems(s).empty());
+	s.kernels[0].record = BuildRecord{"installed", "6.12.117", "held", "0.2.0", ""};
+	EXPECT_EQ(status_problems(s),
+	          std::vector<std::string>{"6.12.117+deb12-amd64: the build record says installed, "
+	                                   "but there is no ib_core.ko in "
+	                                   "/lib/modules/6.12.117+deb12-amd64/updates/dkms"});
+
+	// Secure Boot on and no key at all, or a MOK list that cannot be read.
+	s = healthy();
+	s.secure_boot.key = KeyState::NoKey;
+	EXPECT_EQ(status_problems(s),
+	          std::vector<std::string>{"Secure Boot is on and there is no DKMS signing key "
+	                                   "(/var/lib/dkms/mok.pub)"});
+	s.secure_boot.key = KeyState::Unknown;
+	EXPECT_TRUE(status_problems(s).empty());
+}
+
+} // namespace
+} // namespace roce
