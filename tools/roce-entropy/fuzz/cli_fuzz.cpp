@@ -12,6 +12,8 @@
 //     writes libFuzzer's crash file there unless -artifact_prefix is an
 //     absolute path, as tools/build/fuzz.sh gives);
 //   - it refuses --svg and --output, the options that write files;
+//   - `status` only reads: the host's /proc, /sys, /lib/modules and
+//     /var/lib, or with --root the empty directory, or nothing;
 //   - with `simulate`, it refuses --grid and every number between 65 and
 //     0xFFFFFF (above that, every option refuses it too), so that a run
 //     has at most 64 connections or 64 trials besides the defaults.
