@@ -18,11 +18,9 @@
 #   make kunit            the KUnit suites with kunit.py under QEMU
 #   make fuzz             libFuzzer on roce-entropy, FUZZ_SECONDS=30 per target
 #   make bench            what the entropy costs: rxe rates per policy, as ratios
-#   make install          as root: DKMS builds and installs the modules for
-#                         every installed 6.12 kernel (KERNELS="r1 r2": these)
 #   make deb              build/deb/: roce-entropy-dkms and roce-entropy-tools
-#                         packages, for apt install ./build/deb/<file>.deb
-#   make uninstall        as root: dkms remove; the distribution's modules are back
+#                         (debhelper, lintian-clean), for a host:
+#                         apt install ./build/deb/roce-entropy-*_<version>_*.deb
 #   make kernel           the QEMU test kernel, cached outside the repo
 #   make vm-run SCRIPT=f  boot the test VM with our modules and run f
 #
@@ -31,8 +29,9 @@
 
 SHELL := /bin/bash
 TOOLS := tools/build
+BUILD := build
 
-.PHONY: install uninstall deb all deps deps-tools deps-fuzz kernel modules tools kunit vm-run check check-debug demo bench \
+.PHONY: deb dkms-build all deps deps-tools deps-fuzz deps-deb kernel modules tools kunit vm-run check check-debug demo bench \
 	clean help patchset series-check fuzz
 
 all: modules
@@ -44,7 +43,7 @@ deps:
 	@$(TOOLS)/deps.sh
 
 # The C++ tools' own packages only (no kernel source, QEMU or clang).
-deps-tools deps-fuzz:
+deps-tools deps-fuzz deps-deb:
 	@$(TOOLS)/deps.sh $(@:deps-%=%)
 
 kernel: deps
@@ -54,6 +53,15 @@ kernel: deps
 # (no test kernel, no package installs: what DKMS runs).
 modules: $(if $(KDIR),,kernel)
 	@KDIR="$(KDIR)" W="$(W)" C="$(C)" $(TOOLS)/modules.sh
+
+# What dkms.conf runs: make modules KDIR=, then the kABI gate: the build
+# fails, and DKMS installs nothing, unless every CRC the kernel's modules
+# expect of ours is kept.
+dkms-build:
+	@test -n "$(KDIR)" || { echo "usage: make dkms-build KDIR=/lib/modules/<release>/build" >&2; exit 2; }
+	@KDIR="$(KDIR)" KDIR_WORK="$(KDIR_WORK)" $(TOOLS)/modules.sh
+	@rel=$$(cat "$(KDIR)/include/config/kernel.release") && \
+		$(TOOLS)/kabi-check.sh "$$rel" "$(BUILD)/kdir/$$rel/modules"
 
 tools: deps-tools
 	@$(TOOLS)/tools.sh
@@ -86,14 +94,9 @@ demo: modules tools
 bench: modules tools
 	@tools/bench/bench.sh
 
-install:
-	@$(TOOLS)/dkms.sh install $(KERNELS)
-
-uninstall:
-	@$(TOOLS)/dkms.sh remove
-
-deb:
+deb: deps-deb
 	@$(TOOLS)/deb.sh
 
 clean:
+	@tools/testing/fleet.sh umount
 	rm -rf build

@@ -58,10 +58,12 @@ cmake_init() {
 
 # ksrc_init [rdma]: set KSRC and KVER, extracting Debian's source when
 # needed.  With "rdma" (builds against an installed kernel, DKMS) the RDMA
-# directories are enough: unless the whole tree is there already, only
-# those are extracted, into $CACHE/src-rdma.
+# directories and KTAP's helpers are enough: unless the whole tree is there
+# already, only those are extracted, into $CACHE/src-rdma.
+# RTE_KSRC_TARBALL: another linux-source-6.12 tarball than /usr/src's (the
+# package's kernel hook: the source of the kernel's exact version).
 ksrc_init() {
-	local tarball=/usr/src/linux-source-6.12.tar.xz top=linux-source-6.12
+	local tarball=${RTE_KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz} top=linux-source-6.12
 	local dir=$CACHE/src what=
 
 	if [ -z "${KSRC:-}" ]; then
@@ -69,7 +71,7 @@ ksrc_init() {
 		if [ "${1:-}" = rdma ] && [ ! -f "$KSRC/.extracted" ]; then
 			dir=$CACHE/src-rdma
 			KSRC=$dir/$top
-			what=$(for d in Makefile $TREE_DIRS; do echo "$top/$d"; done)
+			what=$(for d in Makefile $TREE_DIRS $KTAP_HELPERS; do echo "$top/$d"; done)
 		fi
 		if [ ! -f "$KSRC/.extracted" ]; then
 			[ -f "$tarball" ] ||
@@ -112,6 +114,7 @@ ksrc_init() {
 TREE_DIRS="drivers/infiniband include/rdma include/linux/mlx5 Documentation/infiniband
 	Documentation/ABI/stable"
 TREE_DIRS=$(echo $TREE_DIRS)
+KTAP_HELPERS=tools/testing/selftests/kselftest/ktap_helpers.sh
 
 # The modules the series builds: those it changes and the KUnit module.
 MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib
@@ -127,10 +130,11 @@ dist_release() {
 	echo "${v%%-*}+deb12-$(dpkg --print-architecture)"
 }
 
-# What DKMS needs of the tree (make install, make deb): the build, the
+# What DKMS needs of the tree (make deb): the build, the
 # series and its new files.
-DKMS_FILES="Makefile dkms.conf LICENSE README.md patches drivers include Documentation
-	tools/build/common.sh tools/build/modules.sh"
+DKMS_FILES="Makefile dkms.conf LICENSE patches drivers include Documentation debian/changelog
+	tools/build/common.sh tools/build/modules.sh tools/build/version.sh
+	tools/build/kabi-check.sh tools/build/ko-crcs.py"
 
 # collect_modules TREE DEST [MODULE...]: DEST = the MODULEs (default
 # $MODULES) built in TREE, nothing else.
@@ -178,7 +182,7 @@ stage_src() {
 		if ! patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$src" \
 			< "$REPO/patches/$p" > "$log" 2>&1; then
 			cat "$log" >&2
-			die "patches/$p does not apply to Linux $KVER ($KSRC)${STAGE_FOR:-: refresh it}"
+			die "patches/$p does not apply to Linux $KVER ($KSRC): refresh it"
 		fi
 		n=$((n + 1))
 	done < "$REPO/patches/series"

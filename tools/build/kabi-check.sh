@@ -10,7 +10,7 @@
 #  - per module of the kernel that depends on one we replace (modules.dep):
 #    each symbol it imports from them (modprobe --dump-modversions) is
 #    exported by ours with the CRC it was built against.
-# Ours are the modules modprobe takes for RELEASE, which make install (DKMS)
+# Ours are the modules modprobe takes for RELEASE, which DKMS (the roce-entropy-dkms package)
 # put under updates/, or those in DIR (after make modules KDIR=, say); their
 # CRCs are read from the modules themselves (ko-crcs.py).
 #
@@ -22,7 +22,7 @@ rel=${1:-}
 moddir=/lib/modules/$rel
 [ -f "$moddir/modules.dep" ] && [ -f "$moddir/build/Module.symvers" ] ||
 	die "Linux $rel is not installed with its headers ($moddir/modules.dep, $moddir/build/Module.symvers)"
-ksrc_init
+ksrc_init rdma
 . "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
 
 export LC_ALL=C
@@ -36,7 +36,7 @@ for m in $REPLACED; do
 		f=$(modinfo -k "$rel" -F filename "$m" 2>/dev/null) || f=
 		case $f in
 		"$moddir/updates/"*) ;;
-		*) die "Linux $rel's modprobe takes ${f:-no file} for $m, not ours under updates/: run 'make install', or name a DIR" ;;
+		*) die "Linux $rel's modprobe takes ${f:-no file} for $m, not ours under updates/: install the roce-entropy-dkms package, or name a DIR" ;;
 		esac
 	fi
 	ours+=("$f")

@@ -7,7 +7,10 @@
 # build/debug with RTE_DEBUG=1 (the debug kernel).
 # KDIR=/lib/modules/<release>/build: against that installed kernel (its
 # headers package), with the sources of Debian's linux-source-6.12 (or
-# KSRC), into build/kdir/<release>/modules; what dkms.conf runs.
+# KSRC), into build/kdir/<release>/modules; what dkms.conf runs.  The
+# staged source and the build tree go to KDIR_WORK (default
+# build/kdir/<release>): DKMS's build directory is new for each version,
+# and a tree at one path across versions rebuilds only what changed.
 . "$(dirname "$0")/common.sh"
 
 # kdir_modules: the modules against an installed 6.12 kernel.  Its headers
@@ -30,14 +33,16 @@ kdir_modules() {
 	grep -q '^CONFIG_INFINIBAND=m' "$KDIR/.config" ||
 		die "Linux $rel does not build InfiniBand as modules (CONFIG_INFINIBAND=m): nothing to replace"
 	ksrc_init rdma
-	if [ "$ver" != "$KVER" ]; then
-		say "the kernel is $ver ($rel) and the source $KVER ($KSRC): trying the series on the source"
-		STAGE_FOR=", the source for kernel $rel (Linux $ver); install linux-source-6.12 of version $ver or set KSRC= to a $ver tree"
-	fi
+	# Only the kernel's own source: RDMA core of another stable release
+	# would lose that release's fixes and change CRCs that no check here
+	# covers (inline helpers, mlx5_ifc.h layouts).
+	[ "$ver" = "$KVER" ] ||
+		die "the kernel is $ver ($rel) and the source $KVER ($KSRC): refusing to build RDMA core from another release; install linux-source-6.12 of version $ver (apt install linux-source-6.12=<its $ver version>) or set KSRC= to a $ver tree"
 	out=$BUILD/kdir/$rel
-	tree=$out/tree
-	stage_src "$out/src"
-	sync_tree "$out/src" "$tree"
+	work=${KDIR_WORK:-$out}
+	tree=$work/tree
+	stage_src "$work/src"
+	sync_tree "$work/src" "$tree"
 	# Trace headers include themselves through "../../drivers/..." from the
 	# kernel's include/trace, which the headers package has without
 	# drivers/: resolve that path in the staged tree.
