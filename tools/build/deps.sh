@@ -8,6 +8,11 @@
 #   deps.sh tools   only the C++ tools' own: their build and GoogleTest
 #                   suites (make tools); no kernel source, QEMU or clang
 #   deps.sh fuzz    the tools' and clang for their fuzzers (make fuzz)
+#   deps.sh deb     the tools' and debhelper, lintian (make deb)
+#
+# Nothing kernel-related is installed on the host: Debian's own 6.12
+# kernel, DKMS and the packages are tested in a Debian 12 root of their
+# own (tools/testing/fleet.sh).
 . "$(dirname "$0")/common.sh"
 
 TOOLS_PACKAGES="
@@ -16,14 +21,15 @@ TOOLS_PACKAGES="
 	libgtest-dev libgmock-dev libbenchmark-dev clang-format ccache
 "
 FUZZ_PACKAGES="clang libclang-rt-14-dev"
+DEB_PACKAGES="debhelper lintian dpkg-dev"
 KERNEL_PACKAGES="linux-source-6.12 bc bison flex libelf-dev libssl-dev cpio kmod make gcc xz-utils"
 PACKAGES="
 	$KERNEL_PACKAGES dwarves python3 python3-pyelftools rsync patch sparse git
 	python3-ply python3-git
 	qemu-system-x86 qemu-system-data iproute2 util-linux
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
-	tshark jq nvme-cli
-	$TOOLS_PACKAGES $FUZZ_PACKAGES
+	tshark jq nvme-cli mmdebstrap busybox-static
+	$TOOLS_PACKAGES $FUZZ_PACKAGES $DEB_PACKAGES
 "
 
 # install_missing PACKAGE...: apt-get install those not installed.
@@ -55,9 +61,10 @@ install_missing() {
 }
 
 case ${1:-all} in
-tools | fuzz)
+tools | fuzz | deb)
 	# shellcheck disable=SC2086
-	install_missing $TOOLS_PACKAGES $([ "$1" = fuzz ] && echo $FUZZ_PACKAGES)
+	install_missing $TOOLS_PACKAGES $([ "$1" = fuzz ] && echo $FUZZ_PACKAGES) \
+		$([ "$1" = deb ] && echo $DEB_PACKAGES)
 	say "Debian packages for the tools: all present"
 	exit 0
 	;;
@@ -68,13 +75,8 @@ kernel)
 	exit 0
 	;;
 all) ;;
-*) die "usage: deps.sh [tools|fuzz|kernel]" ;;
+*) die "usage: deps.sh [tools|fuzz|deb|kernel]" ;;
 esac
 # shellcheck disable=SC2086
 install_missing $PACKAGES
-# The distribution kernel of the same version as linux-source-6.12, with
-# its headers (which pull its image), and dkms: make check installs our
-# modules for it and boots it.
-rel=$(dist_release) || die "linux-source-6.12 is not installed"
-install_missing "linux-headers-$rel" dkms busybox-static
 say "Debian packages: all present"
