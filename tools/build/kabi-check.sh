@@ -27,11 +27,17 @@ ksrc_init rdma
 
 export LC_ALL=C
 REPLACED="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib"
+# In a DIR, the modules built for this kernel's configuration (no rxe in
+# Debian's cloud kernel): those replace the kernel's.
+if [ -n "${2:-}" ]; then
+	REPLACED=$(for m in $REPLACED; do ls "$2/$m".ko* > /dev/null 2>&1 && echo "$m"; done)
+	REPLACED=$(echo $REPLACED)
+	[[ " $REPLACED " == *" ib_core "* ]] || die "no ib_core.ko in $2: run 'make modules KDIR=$moddir/build'"
+fi
 ours=()
 for m in $REPLACED; do
 	if [ -n "${2:-}" ]; then
-		f=$(ls "$2/$m".ko* 2>/dev/null | head -n 1) || f=
-		[ -n "$f" ] || die "no $m.ko in $2: run 'make modules KDIR=$moddir/build'"
+		f=$(ls "$2/$m".ko* 2>/dev/null | head -n 1)
 	else
 		f=$(modinfo -k "$rel" -F filename "$m" 2>/dev/null) || f=
 		case $f in

@@ -15,10 +15,11 @@
 
 # kdir_modules: the modules against an installed 6.12 kernel.  Its headers
 # have no drivers/infiniband: the sources come from KSRC, and only the
-# directories of the modules we replace are built (core, rxe, mlx5).
+# directories of the modules we replace are built: core, and rxe and mlx5
+# where the kernel's configuration has them (dkms.conf lists the same).
 kdir_modules() {
-	local rel ver out tree d mods="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib"
-	local dirs="core sw/rxe hw/mlx5" extra=
+	local rel ver out tree d work mods="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm"
+	local dirs="core" extra=
 
 	[ -f "$KDIR/Makefile" ] && [ -f "$KDIR/Module.symvers" ] ||
 		die "KDIR=$KDIR is not a kernel build tree: install the headers of that kernel (apt install linux-headers-<release>)"
@@ -32,6 +33,14 @@ kdir_modules() {
 	esac
 	grep -q '^CONFIG_INFINIBAND=m' "$KDIR/.config" ||
 		die "Linux $rel does not build InfiniBand as modules (CONFIG_INFINIBAND=m): nothing to replace"
+	if grep -q '^CONFIG_RDMA_RXE=m' "$KDIR/.config"; then
+		mods="$mods rdma_rxe"
+		dirs="$dirs sw/rxe"
+	fi
+	if grep -q '^CONFIG_MLX5_INFINIBAND=m' "$KDIR/.config"; then
+		mods="$mods mlx5_ib"
+		dirs="$dirs hw/mlx5"
+	fi
 	ksrc_init rdma
 	# Only the kernel's own source: RDMA core of another stable release
 	# would lose that release's fixes and change CRCs that no check here

@@ -162,6 +162,7 @@ finish() {
 		touch "$LOGS/lanes.stop"
 		wait "$dist_pid"
 	fi
+	"$TESTING/fleet.sh" umount 2> /dev/null
 
 	echo
 	echo "time per stage (wall and CPU seconds; $(nproc) CPUs):"
@@ -206,12 +207,15 @@ prereq() {
 #                at nice 10, in the VMs' idle time;
 #   dist lane    (at the guests' priority: at nice 10 beside two guests
 #                DKMS's build took over 20 minutes, and the lane waits for
-#                it) Debian's own 6.12 kernel (of linux-source's version,
-#                which make deps installs): make install (DKMS, which runs
-#                make modules KDIR=), the kABI check of what it installed,
-#                its VM run, make uninstall, the VM run that finds the
-#                kernel's own modules, then the Debian packages with apt; a
-#                roce-entropy that was installed before is put back.
+#                it) the packages on an operator's host, never this one
+#                (tools/testing/fleet.sh): make deb (and lintian), a Debian
+#                12 root with Debian's own 6.12 kernel of linux-source's
+#                version, apt install of an older build of the package and
+#                the upgrade to this one there (DKMS, with the kABI gate),
+#                its VM run on that kernel and root, beside it the kernel
+#                updates, Secure Boot and OFED in a root over that one,
+#                then apt purge and the VM run that finds the kernel's own
+#                modules.
 # VM runs of every lane share the VM_JOBS slots; the dist lane's take the
 # next free one first: each is a link of that lane's chain, which otherwise
 # waited behind the VM lane's runs (364 s in one run) and ended alone, 277 s
@@ -284,7 +288,7 @@ vm_run() {
 	fi
 	case $stack in
 	stock) env+=(STOCK=1) ;;
-	dist|dist-removed) env+=(VM_KERNEL="$dist") ;;
+	dist|dist-removed) env+=(VM_KERNEL="$dist" VM_ROOT="$BUILD/fleet/a/root") ;;
 	esac
 	rm -rf "$out"
 	vm_task "vm-$name" env "${env[@]}" VM_OUT="$out" VM_TIMEOUT="$timeout" \
@@ -306,35 +310,40 @@ runs_of() {
 }
 
 dist_lane() {
-	local name stack timeout rest before go=1
+	local name stack timeout rest go=1 v
 
-	# Debian's headers compile through ccache when this is set (the CC of
-	# their Makefile): DKMS's second build of the same modules (the
-	# package's) and the next make check's take the first one's objects.
-	export DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
-	before=$(dkms status -m roce-entropy 2>/dev/null | grep -c installed)
-	LOGDIR=$LOGS task dkms-install "$TESTING/dkms-check.sh" install "$dist" \
-		> "$LOGS/dkms-install.ktap" 2>&1
-	task kabi "$REPO/tools/build/kabi-check.sh" "$dist" > "$LOGS/kabi.ktap" 2>&1
-	# The VM runs need our modules and tools: the lanes' start.  A make
-	# check that ends before it still gets make uninstall.
+	# The root (once, cached) downloads while the packages build.
+	LOGDIR=$LOGS "$TESTING/fleet.sh" root > "$LOGS/fleet-root.log" 2>&1 &
+	task deb "$REPO/tools/build/deb.sh" > "$LOGS/deb.log" 2>&1
+	v=$("$REPO/tools/build/version.sh")
+	task deb-prev "$REPO/tools/build/deb.sh" "$BUILD/deb-prev" "$v~prev" indep \
+		> "$LOGS/deb-prev.log" 2>&1
+	wait
+	LOGDIR=$LOGS task fleet-install "$TESTING/fleet.sh" install "$BUILD/deb" "$BUILD/deb-prev" \
+		> "$LOGS/fleet-install.ktap" 2>&1
+	# The VM runs need our modules and tools: the lanes' start.
 	until [ -e "$LOGS/lanes.go" ] || [ -e "$LOGS/lanes.stop" ]; do sleep 1; done
 	[ -e "$LOGS/lanes.go" ] || go=0
+	LOGDIR=$LOGS task fleet-updates "$TESTING/fleet.sh" updates "$BUILD/deb" \
+		> "$LOGS/fleet-updates.ktap" 2>&1 &
 	read -r name stack timeout rest < <(runs_of dist)
 	# shellcheck disable=SC2086
 	[ -z "$name" ] || [ $go = 0 ] || URGENT=1 vm_run "$name" "$stack" "$timeout" $rest
-	LOGDIR=$LOGS task dkms-remove "$TESTING/dkms-check.sh" remove "$dist" \
-		> "$LOGS/dkms-remove.ktap" 2>&1
+	wait
+	LOGDIR=$LOGS task fleet-purge "$TESTING/fleet.sh" purge > "$LOGS/fleet-purge.ktap" 2>&1
 	read -r name stack timeout rest < <(runs_of dist-removed)
 	# shellcheck disable=SC2086
 	[ -z "$name" ] || [ $go = 0 ] || URGENT=1 vm_run "$name" "$stack" "$timeout" $rest
-	[ $go = 0 ] ||
-		LOGDIR=$LOGS task deb "$TESTING/dkms-check.sh" package "$dist" > "$LOGS/deb.ktap" 2>&1
-	if [ "$before" != 0 ]; then
-		say "roce-entropy was installed before make check: installing it again"
-		task dkms-reinstall "$REPO/tools/build/dkms.sh" install \
-			> "$LOGS/dkms-reinstall.log" 2>&1
-	fi
+	"$TESTING/fleet.sh" umount
+}
+
+# host_state: what make check must leave as it found it: the packages,
+# and every file (type, mode, contents) under /etc, /boot and /lib/modules.
+host_state() {
+	dpkg-query -W -f='${db:Status-Abbrev} ${Package}:${Architecture} ${Version}\n' | sort
+	find /etc /boot /usr/lib/modules -xdev -printf '%p %y %m\n' 2> /dev/null | sort
+	find /etc /boot /usr/lib/modules -xdev -type f -print0 2> /dev/null | sort -z |
+		xargs -0 -r sha256sum 2> /dev/null
 }
 
 prereq "Debian packages for the test kernel" "$REPO/tools/build/deps.sh" kernel
@@ -354,7 +363,10 @@ prereq "test kernel$dbg" "$REPO/tools/build/kernel.sh"
 until [ -f "$LOGS/deps.rc" ]; do sleep 1; done
 count_task deps "Debian packages: the rest (beside the test kernel)"
 [ "$(task_rc deps)" = 0 ] || finish
-# The dist lane starts here: make install and the kABI check need neither
+# What make check must not change on this host, from here on (make deps
+# may install what is missing before).
+host_state > "$LOGS/host-before"
+# The dist lane starts here: the packages and the Debian root need neither
 # the test kernel nor the series check, and that lane's chain is the
 # longest of the lanes.
 dist=
@@ -363,7 +375,7 @@ if [ "$DEBUG" = 0 ] && [ -n "$(runs_of dist dist-removed)" ]; then
 fi
 rm -f "$LOGS/lanes.go" "$LOGS/lanes.stop"
 if [ -n "$dist" ]; then
-	say "distribution kernel's lane: make install (DKMS) and the kABI check now, its VM runs with the others"
+	say "distribution kernel's lane: the packages and their Debian root now, its VM runs with the others"
 	dist_lane > "$LOGS/lane-dist.log" 2>&1 &
 	dist_pid=$!
 fi
@@ -484,15 +496,14 @@ while read -r name _; do
 	vm_count "$name"
 done < <(runs_of ours stock)
 if [ -n "$dist" ]; then
-	say "results of Linux $dist, the distribution's"
-	count_ktap_task dkms-install "$LOGS/dkms-install.ktap" "make install (DKMS) for Linux $dist"
-	count_ktap_task kabi "$LOGS/kabi.ktap" "kABI of the installed modules against Linux $dist"
+	say "results of the packages on a Debian 12 root, Linux $dist"
+	count_task deb "make deb: dpkg-buildpackage, lintian without errors or warnings"
+	count_task deb-prev "make deb of an older version, to upgrade from"
+	count_ktap_task fleet-install "$LOGS/fleet-install.ktap" "apt install and upgrade, DKMS for Linux $dist"
 	while read -r name _; do vm_count "$name"; done < <(runs_of dist)
-	count_ktap_task dkms-remove "$LOGS/dkms-remove.ktap" "make uninstall (DKMS)"
+	count_ktap_task fleet-updates "$LOGS/fleet-updates.ktap" "kernel updates, Secure Boot, OFED"
+	count_ktap_task fleet-purge "$LOGS/fleet-purge.ktap" "apt purge"
 	while read -r name _; do vm_count "$name"; done < <(runs_of dist-removed)
-	count_ktap_task deb "$LOGS/deb.ktap" "make deb, apt install, apt purge for Linux $dist"
-	[ ! -f "$LOGS/dkms-reinstall.rc" ] ||
-		count_task dkms-reinstall "installing roce-entropy again, as it was before make check"
 fi
 
 if [ "$demo" = 1 ]; then
@@ -507,6 +518,16 @@ if [ "$demo" = 1 ]; then
 	fi
 	[ "$(task_rc demo)" = 0 ] ||
 		{ tail -n 20 "$LOGS/demo.log"; count FAIL "make demo's self-check (log $LOGS/demo.log)"; }
+fi
+
+say "the host as make check found it: packages, /etc, /boot, /lib/modules"
+"$TESTING/fleet.sh" umount 2> /dev/null
+host_state > "$LOGS/host-after"
+if diff -u "$LOGS/host-before" "$LOGS/host-after" > "$LOGS/host.diff"; then
+	count OK "make check changed no package and no file in /etc, /boot or /lib/modules"
+else
+	head -n 20 "$LOGS/host.diff"
+	count FAIL "make check changed the host ($LOGS/host.diff)"
 fi
 
 finish

@@ -38,6 +38,13 @@ for p in "$rte_repo" "$rte_out" "$rte_modroot" "$rte_modules"; do
 done
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$rte_out"
 mount -t tmpfs tmpfs /var/tmp 2>/dev/null
+# The distribution's kernel of a Debian root of its own (run.sh VM_ROOT=):
+# that root's modules and modprobe configuration, as its kernel would see
+# them booted there.
+if [ -n "${rte_distroot:-}" ]; then
+	mount --bind "$rte_distroot/usr/lib/modules" /usr/lib/modules
+	mount --bind "$rte_distroot/etc/modprobe.d" /etc/modprobe.d
+fi
 hostname rte-vm
 
 . "$rte_repo/tools/testing/lib.sh"

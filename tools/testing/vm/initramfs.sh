@@ -10,14 +10,15 @@
 # Debian's mkinitramfs would do as well, but brings udev, a root-device
 # search and a hook for 9p into a VM that needs four modules.
 #
-#   initramfs.sh RELEASE OUTPUT.cpio.gz
+#   initramfs.sh RELEASE OUTPUT.cpio.gz [ROOT]   the kernel's modules from
+#                                               ROOT (default /)
 . "$(dirname "$0")/../../build/common.sh"
 
 rel=${1:-}
 out=${2:-}
 [ -n "$rel" ] && [ -n "$out" ] || die "usage: tools/testing/vm/initramfs.sh RELEASE OUTPUT"
-mods=/lib/modules/$rel
-[ -f "$mods/modules.dep" ] || die "Linux $rel is not installed ($mods): apt install linux-image-$rel"
+mods=${3:-}/lib/modules/$rel
+[ -f "$mods/modules.dep" ] || die "Linux $rel is not installed ($mods)"
 bb=$(command -v busybox) || die "busybox is missing: apt install busybox-static"
 file -L "$bb" | grep -q 'statically linked' || die "$bb is not static: apt install busybox-static"
 

@@ -8,10 +8,11 @@
 #   tools/testing/vm/run.sh SCRIPT [SCRIPT...]
 #
 # STOCK=1       load the kernel's own RDMA modules instead of ours
-# VM_KERNEL=r   boot the installed distribution kernel of release r
-#               (/boot/vmlinuz-r, an initramfs from vm/initramfs.sh) and
-#               load the RDMA stack with its modprobe: what DKMS installed
-#               for it, or its own modules
+# VM_KERNEL=r   boot the distribution kernel of release r of a Debian root
+# VM_ROOT=d     (d/boot/vmlinuz-r, an initramfs from vm/initramfs.sh) and
+#               load the RDMA stack with its modprobe, from d's modules and
+#               modprobe.d: what DKMS installed there, or the kernel's own
+#               (tools/testing/fleet.sh makes d; default VM_ROOT=/)
 # RTE_DEBUG=1   the debug kernel (kernel-debug.config), and by default the
 #               modules built against it (build/debug/modules)
 # VM_MODULES=d  our modules from d (default build/modules, or
@@ -41,10 +42,11 @@ ksrc_init
 modules=$(realpath -m "${VM_MODULES:-$MODBUILD/modules}")
 initrd=()
 if [ -n "${VM_KERNEL:-}" ]; then
-	kernel=/boot/vmlinuz-$VM_KERNEL
-	[ -f "$kernel" ] || die "no $kernel: apt install linux-image-$VM_KERNEL"
+	vm_root=$(realpath "${VM_ROOT:-/}")
+	kernel=$vm_root/boot/vmlinuz-$VM_KERNEL
+	[ -f "$kernel" ] || die "no $kernel: tools/testing/fleet.sh install makes that root"
 	rd=$CACHE/initramfs-$VM_KERNEL-$(sha256sum < "$REPO/tools/testing/vm/initramfs.sh" | cut -c1-8).cpio.gz
-	[ -f "$rd" ] || "$REPO/tools/testing/vm/initramfs.sh" "$VM_KERNEL" "$rd" ||
+	[ -f "$rd" ] || "$REPO/tools/testing/vm/initramfs.sh" "$VM_KERNEL" "$rd" "$vm_root" ||
 		die "no initramfs for Linux $VM_KERNEL"
 	initrd=(-initrd "$rd")
 	# Under TCG the distribution kernel's clocksource watchdog finds the TSC
@@ -91,6 +93,7 @@ append="$append panic_on_warn=1 loglevel=4 net.ifnames=0"
 append="$append rte_repo=$REPO rte_out=$out rte_scripts=$scripts"
 append="$append rte_modules=$modules rte_modroot=$MODROOT rte_ksrc=$KSRC"
 append="$append rte_stock=${STOCK:-0} rte_dist=$([ -n "${VM_KERNEL:-}" ] && echo 1 || echo 0)"
+[ "${vm_root:-/}" = / ] || append="$append rte_distroot=$vm_root"
 [ -z "${VM_APPEND:-}" ] || append="$append $VM_APPEND"
 # RTE_* variables reach the scripts' environment.
 for v in $(compgen -e | grep '^RTE_' || true); do

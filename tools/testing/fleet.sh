@@ -1,0 +1,432 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The packages on an operator's Debian 12 host, without touching this one:
+# a Debian 12 root made from the package archive with mmdebstrap (cached:
+# Debian's 6.12 kernel of linux-source-6.12's version with its headers,
+# linux-source-6.12, dkms), used through overlayfs, so that every make
+# check starts from the same host.  As root.
+#
+#   fleet.sh root                       make the cached root (once)
+#   fleet.sh install DEBS PREV_DEBS     mount root A; apt install the older
+#                                       packages, then upgrade to DEBS; ours
+#                                       are built for the kernel and what
+#                                       modprobe takes; then the documented
+#                                       opt-in line.  Prints A's path last.
+#   fleet.sh updates DEBS               root B over A: the kernel updates
+#                                       (Debian 12's own 6.1, an older 6.12
+#                                       ABI than linux-source, the rt and
+#                                       cloud flavours), Secure Boot without
+#                                       the key enrolled, an OFED stand-in
+#   fleet.sh purge                      apt purge in A: the distribution's
+#                                       modules are back, nothing of ours
+#                                       is left
+#   fleet.sh umount                     unmount everything
+#
+# KTAP on stdout, the commands' output in $LOGDIR (default build/check).
+# FLEET (default build/fleet) holds the mounts; the distribution-kernel VM
+# runs boot A's kernel with A's modules (run.sh VM_ROOT=).
+. "$(dirname "$0")/../build/common.sh"
+set +e
+trap - ERR
+
+LOGDIR=${LOGDIR:-$BUILD/check}
+FLEET=${FLEET:-$BUILD/fleet}
+NAME=roce-entropy
+mkdir -p "$LOGDIR"
+
+# The operator's host: the kernel of linux-source-6.12's version, its
+# headers and source, and what the package depends on (so that each run
+# does not download it again); ccache makes DKMS's builds of a make check
+# after the first one take seconds, and is the only thing an operator's
+# host would not have.
+root_packages() {
+	local v rel
+
+	v=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
+		die "linux-source-6.12 is not installed: run tools/build/deps.sh"
+	rel=${v%%-*}+deb12-$(dpkg --print-architecture)
+	echo "linux-image-$rel,linux-headers-$rel,linux-source-6.12=$v,dkms,kmod,openssl,make,gcc,patch,rsync,xz-utils,python3,python3-pyelftools,mokutil,ccache"
+}
+
+root_dir() {
+	echo "$CACHE/fleet/root-$(root_packages | sha256sum | cut -c1-12)"
+}
+
+make_root() {
+	local dir tmp pkgs
+
+	command -v mmdebstrap > /dev/null || die "mmdebstrap is missing: run tools/build/deps.sh"
+	pkgs=$(root_packages) || exit 1
+	dir=$(root_dir)
+	if [ -f "$dir/.made" ]; then
+		say "Debian 12 root: $dir (cached)"
+		return
+	fi
+	tmp=$dir.tmp
+	rm -rf "$tmp"
+	mkdir -p "${dir%/*}"
+	say "making a Debian 12 root with mmdebstrap into $dir (once; about 5 minutes)"
+	mmdebstrap --mode=root --variant=apt --format=directory --skip=cleanup/apt/lists \
+		--include="$pkgs" bookworm "$tmp" \
+		"deb http://deb.debian.org/debian bookworm main" \
+		"deb http://deb.debian.org/debian bookworm-updates main" \
+		"deb http://deb.debian.org/debian-security bookworm-security main" \
+		> "$LOGDIR/mmdebstrap.log" 2>&1 ||
+		{ tail -n 20 "$LOGDIR/mmdebstrap.log"; die "mmdebstrap failed (log $LOGDIR/mmdebstrap.log): check the Debian mirror"; }
+	touch "$tmp/.made"
+	rm -rf "$dir"
+	mv "$tmp" "$dir"
+	# Older roots go: one is kept.
+	find "${dir%/*}" -maxdepth 1 -name 'root-*' ! -path "$dir" -exec rm -rf {} +
+}
+
+# mount_root NAME LOWER: an overlay of LOWER (colon-separated) at
+# $FLEET/NAME/root, with /proc, /sys, /dev, the host's resolver and
+# ccache's directory.
+mount_root() {
+	local d=$FLEET/$1 r
+
+	r=$d/root
+	umount_root "$1"
+	rm -rf "$d"
+	mkdir -p "$d/upper" "$d/work" "$r"
+	mount -t overlay overlay -o "lowerdir=$2,upperdir=$d/upper,workdir=$d/work" "$r" ||
+		die "cannot mount an overlay at $r (overlayfs, as root)"
+	mount -t proc proc "$r/proc"
+	mount --rbind /sys "$r/sys"
+	mount --rbind /dev "$r/dev"
+	cp /etc/resolv.conf "$r/etc/resolv.conf"
+	mkdir -p "$r/var/cache/rte-ccache" "$CACHE/ccache"
+	mount --bind "$CACHE/ccache" "$r/var/cache/rte-ccache"
+}
+
+umount_root() {
+	local r=$FLEET/$1/root
+
+	mountpoint -q "$r" || return 0
+	umount -R "$r" 2> /dev/null || umount -R -l "$r"
+}
+
+# inroot ROOT CMD...: CMD in ROOT as its root user, with the environment of a
+# root shell there (and ccache for Debian's kernel Makefile).
+inroot() {
+	local r=$1
+
+	shift
+	chroot "$r" /usr/bin/env -i HOME=/root LC_ALL=C.UTF-8 TERM=dumb \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		DEBIAN_FRONTEND=noninteractive DEBIAN_KERNEL_USE_CCACHE=1 \
+		CCACHE_DIR=/var/cache/rte-ccache "$@"
+}
+
+# apt_in ROOT LOG ARGS...: apt-get ARGS in ROOT, its output added to LOG.
+apt_in() {
+	local r=$1 log=$2
+
+	shift 2
+	echo "# apt-get $*" >> "$log"
+	inroot "$r" apt-get -y -q -o Dpkg::Use-Pty=0 "$@" >> "$log" 2>&1
+}
+
+# logged CMD...: CMD, its output added to $log.
+logged() {
+	"$@" >> "$log" 2>&1
+}
+
+result() {
+	if [ "$1" = 0 ]; then ktap_test_pass "$2"; else ktap_test_fail "$2"; fi
+}
+
+# check DESCRIPTION CMD...: one result from CMD's status.
+check() {
+	local d=$1
+
+	shift
+	"$@"
+	result $? "$d"
+}
+
+# takes ROOT REL DIR: the ib_core modprobe takes for Linux REL in ROOT lies
+# under DIR (updates/dkms: ours; kernel: the distribution's).
+takes() {
+	local f
+
+	f=$(inroot "$1" modinfo -k "$2" -F filename ib_core 2> /dev/null)
+	case $f in
+	"/lib/modules/$2/$3/"*) return 0 ;;
+	esac
+	echo "# ib_core for Linux $2: modprobe takes '${f:-nothing}', not one under $3/"
+	return 1
+}
+
+# record ROOT REL KEY: a field of the package's record of Linux REL.
+record() {
+	sed -n "s/^$3=//p" "$1/var/lib/roce-entropy/$2" 2> /dev/null
+}
+
+# configured ROOT: no package is left half-installed (dpkg --audit).
+configured() {
+	local a
+
+	a=$(inroot "$1" dpkg --audit)
+	[ -z "$a" ] || { echo "$a" | sed 's/^/# /'; return 1; }
+}
+
+# said LOG TEXT: the last apt run's output has the line TEXT.
+said() {
+	sed -n '/^# apt-get/h; /^# apt-get/!H; ${x;p}' "$1" | grep -qF -- "$2" ||
+		{ echo "# not said: $2"; return 1; }
+}
+
+# ktap_init: KTAP's helpers, and the release of the root's kernel.
+ktap_init() {
+	ksrc_init rdma
+	. "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
+	DIST_REL=$(dist_release) || die "linux-source-6.12 is not installed"
+	DIST_VER=${DIST_REL%%+*}
+}
+
+install_pkgs() {
+	local debs=$1 prev=$2 r pv v tools
+
+	log=$LOGDIR/fleet-install.log
+
+	[ -n "$debs" ] && [ -n "$prev" ] || die "usage: fleet.sh install DEBS PREV_DEBS"
+	make_root
+	mount_root a "$(root_dir)"
+	r=$FLEET/a/root
+	: > "$log"
+	mkdir -p "$r/root/debs" "$r/root/prev"
+	cp "$debs"/*.deb "$r/root/debs/"
+	cp "$prev"/*.deb "$r/root/prev/"
+	pv=$(dpkg-deb -f "$prev"/roce-entropy-dkms_*.deb Version)
+	v=$(dpkg-deb -f "$debs"/roce-entropy-dkms_*.deb Version)
+	tools=$(basename "$(ls "$debs"/roce-entropy-tools_*.deb)")
+	ktap_print_header
+	ktap_set_plan 17
+	check "apt install of roce-entropy-dkms $pv on Debian 12 with Linux $DIST_REL" \
+		apt_in "$r" "$log" install ./root/prev/roce-entropy-dkms_"$pv"_all.deb
+	check "its postinst built and installed ours for Linux $DIST_REL" \
+		test "$(record "$r" "$DIST_REL" package)/$(record "$r" "$DIST_REL" state)" = "$pv/installed"
+	check "apt upgrade to $v, with roce-entropy-tools" \
+		apt_in "$r" "$log" install ./root/debs/roce-entropy-dkms_"$v"_all.deb "./root/debs/$tools"
+	check "the upgrade removed $pv from DKMS and built $v" \
+		eval "[ \"\$(inroot '$r' dkms status -m $NAME | grep -c .)\" = 1 ] &&
+			inroot '$r' dkms status -m $NAME -v '$v' -k $DIST_REL | grep -q ': installed'"
+	check "the record: installed, from linux-source $DIST_VER, kABI held" \
+		test "$(record "$r" "$DIST_REL" state)/$(record "$r" "$DIST_REL" source)/$(record "$r" "$DIST_REL" kabi)/$(record "$r" "$DIST_REL" package)" = "installed/$DIST_VER/held/$v"
+	check "modprobe takes ours for Linux $DIST_REL (updates/dkms)" takes "$r" "$DIST_REL" updates/dkms
+	check "the kABI gate ran in DKMS's build and passed" \
+		eval "grep -h '^ok .*keep their CRCs' '$r'/var/lib/dkms/$NAME/'$v'/$DIST_REL/*/log/make.log | grep -q ib_core &&
+			! grep -qh '^not ok' '$r'/var/lib/dkms/$NAME/'$v'/$DIST_REL/*/log/make.log"
+	check "no AUTOINSTALL: dkms autoinstall leaves the package to its own hooks" \
+		eval "! grep -q '^AUTOINSTALL' '$r'/usr/src/$NAME-'$v'/dkms.conf"
+	check "installing changed nothing on the wire: no modprobe.d or udev file installed" \
+		eval "! inroot '$r' dpkg -L roce-entropy-dkms roce-entropy-tools | grep -E '^/(etc|lib|usr/lib)/(modprobe\\.d|udev)/'"
+	check "the kernel hooks are in place" \
+		test -x "$r/etc/kernel/postinst.d/roce-entropy" -a -x "$r/etc/kernel/header_postinst.d/roce-entropy" \
+		-a -x "$r/etc/kernel/postrm.d/roce-entropy"
+	check "the tools package holds roce-entropy and roce-ping, no test driver" \
+		eval "inroot '$r' dpkg -L roce-entropy-tools | grep -qx /usr/bin/roce-entropy &&
+			! inroot '$r' dpkg -L roce-entropy-tools | grep -E 'roce-qps|rxe-wqe-av'"
+	check "roce-entropy-dkms with a bad command exits 2 and changes nothing" \
+		eval "inroot '$r' roce-entropy-dkms frobnicate > /dev/null 2>&1; [ \$? = 2 ]"
+	check "every package is configured" configured "$r"
+	# The operator's opt-in, as README.Debian gives it.
+	check "opt in: one line in /etc/modprobe.d" \
+		eval "echo 'options ib_core roce_entropy=rfc' > '$r/etc/modprobe.d/roce-entropy.conf'"
+	check "roce-entropy status reads the record (installed for Linux $DIST_REL)" \
+		eval "inroot '$r' roce-entropy status --json | grep -q '\"$DIST_REL\"'"
+	check "the DKMS signing key exists for the Secure Boot steps" test -f "$r/var/lib/dkms/mok.pub"
+	check "dkms autoinstall exits 0 for the kernel" \
+		logged inroot "$r" dkms autoinstall -k "$DIST_REL"
+	ktap_finished
+}
+
+# older_abi: an older 6.12 ABI than linux-source's that the archive still
+# has headers for, as "RELEASE DEBIAN-VERSION".
+older_abi() {
+	local v rel
+
+	for v in $(apt-cache madison linux-source-6.12 | awk '{ print $3 }' | sort -rV); do
+		rel=${v%%-*}+deb12-$(dpkg --print-architecture)
+		[ "${rel%%+*}" != "$DIST_VER" ] || continue
+		apt-cache show "linux-headers-$rel" > /dev/null 2>&1 || continue
+		echo "$rel $v"
+		return
+	done
+}
+
+# flavour ROOT REL: the headers of another flavour installed: apt
+# succeeds, and ours are built for it with the kABI held (each of Debian's
+# 6.12 flavours is; a refusal would leave its modules, and fail here).
+flavour() {
+	local r=$1 rel=$2
+
+	check "apt install linux-headers-$rel succeeds" apt_in "$r" "$log" install "linux-headers-$rel"
+	echo "# Linux $rel: $(record "$r" "$rel" state)$(record "$r" "$rel" reason | sed 's/^./: &/')"
+	check "Linux $rel: ours, built with the kABI held" \
+		eval "[ '$(record "$r" "$rel" state)/$(record "$r" "$rel" kabi)' = installed/held ] &&
+			takes '$r' '$rel' updates/dkms"
+}
+
+# mokutil_stub ROOT: Secure Boot on; the key enrolled once /root/enrolled
+# exists.
+mokutil_stub() {
+	cat > "$1/usr/local/bin/mokutil" <<-'STUB'
+	#!/bin/sh
+	case $1 in
+	--sb-state) echo "SecureBoot enabled" ;;
+	--test-key)
+		if [ -f /root/enrolled ]; then echo "$2 is already enrolled"; exit 1; fi
+		echo "$2 is not enrolled"
+		;;
+	esac
+	STUB
+	chmod 755 "$1/usr/local/bin/mokutil"
+}
+
+updates() {
+	local debs=$1 r v old oldv rel61 stand rc
+
+	log=$LOGDIR/fleet-updates.log
+	[ -d "$FLEET/a/upper" ] || die "fleet.sh install first"
+	v=$(dpkg-deb -f "$debs"/roce-entropy-dkms_*.deb Version)
+	mount_root b "$FLEET/a/upper:$(root_dir)"
+	r=$FLEET/b/root
+	: > "$log"
+	# Every kernel image installed here would build an initramfs: not what
+	# is tested (the VM runs boot A's kernel with an initramfs of their own).
+	inroot "$r" dpkg-divert --local --rename --add /usr/sbin/update-initramfs >> "$log" 2>&1
+	ln -sf /bin/true "$r/usr/sbin/update-initramfs"
+	read -r old oldv < <(older_abi)
+	ktap_print_header
+	ktap_set_plan 29
+
+	# Debian 12's own kernel: its headers pull its image and its DKMS hooks.
+	check "apt install linux-headers-amd64 (Debian 12's 6.1) succeeds" \
+		apt_in "$r" "$log" install linux-headers-amd64
+	rel61=$(ls "$r/lib/modules" | grep '^6\.1\.' | head -n 1)
+	check "the hook said in one line that Linux $rel61 is not 6.12" \
+		said "$log" "roce-entropy: Linux $rel61 is not 6.12: nothing to do"
+	check "every package is configured after the 6.1 update" configured "$r"
+	check "dkms autoinstall -k $rel61 exits 0" logged inroot "$r" dkms autoinstall -k "$rel61"
+	# The old dkms.conf's AUTOINSTALL, put back for a moment: bookworm's
+	# dkms then fails the same call (exit 11), as it failed kernel updates.
+	sed -i '1i AUTOINSTALL="yes"' "$r/usr/src/$NAME-$v/dkms.conf"
+	inroot "$r" dkms autoinstall -k "$rel61" >> "$log" 2>&1
+	rc=$?
+	sed -i '1d' "$r/usr/src/$NAME-$v/dkms.conf"
+	check "with AUTOINSTALL it would have failed (dkms autoinstall exits 11)" test $rc = 11
+
+	# An older 6.12 ABI than linux-source-6.12.
+	[ -n "$old" ] || echo "# the archive has no older 6.12 ABI with headers"
+	check "apt install linux-headers-$old (older than linux-source $DIST_VER) succeeds" \
+		apt_in "$r" "$log" install "linux-headers-$old"
+	check "every package is configured after it" configured "$r"
+	check "its source was downloaded at its exact version, $oldv, during the update" \
+		test -f "$r/var/cache/roce-entropy/linux-source-$oldv.tar.xz"
+	check "linux-source-6.12 itself is unchanged ($DIST_VER)" \
+		eval "inroot '$r' dpkg-query -W -f '\${Version}' linux-source-6.12 | grep -q '^$DIST_VER-'"
+	check "the record of Linux $old: built from ${old%%+*}" test "$(record "$r" "$old" source)" = "${old%%+*}"
+	check "Linux $old: ours installed with the kABI held" \
+		test "$(record "$r" "$old" state)/$(record "$r" "$old" kabi)" = installed/held
+	check "Linux $old: modprobe takes ours, built for it (vermagic)" \
+		eval "takes '$r' '$old' updates/dkms && inroot '$r' modinfo -k '$old' -F vermagic ib_core | grep -q '^$old '"
+	inroot "$r" make -C "/usr/src/$NAME-$v" dkms-build "KDIR=/lib/modules/$old/build" \
+		CACHE=/tmp/refuse KDIR_WORK=/tmp/refuse-work > "$LOGDIR/fleet-refuse.log" 2>&1
+	rc=$?
+	check "make dkms-build refuses linux-source $DIST_VER for Linux $old" \
+		eval "[ $rc != 0 ] && grep -q 'refusing to build RDMA core from another release' '$LOGDIR/fleet-refuse.log'"
+	# The source not to be had (offline, or gone from the archive): refused,
+	# with the command that fixes it.
+	inroot "$r" dkms remove -m "$NAME" -v "$v" -k "$old" >> "$log" 2>&1
+	rm -f "$r/var/cache/roce-entropy/linux-source-$oldv.tar.xz"
+	printf '#!/bin/sh\necho "E: Failed to fetch (stub)" >&2\nexit 100\n' > "$r/usr/local/bin/apt-get"
+	chmod 755 "$r/usr/local/bin/apt-get"
+	inroot "$r" roce-entropy-dkms install "$old" >> "$log" 2>&1
+	rm -f "$r/usr/local/bin/apt-get"
+	check "without its source: refused with 'apt install linux-source-6.12=$oldv'" \
+		eval "[ '$(record "$r" "$old" state)' = refused ] &&
+			grep -qF 'apt install linux-source-6.12=$oldv' '$r/var/lib/roce-entropy/$old'"
+	check "without its source: the distribution's modules for Linux $old" takes "$r" "$old" kernel
+
+	# The other flavours of the same release.
+	flavour "$r" "${DIST_REL%-*}-rt-amd64"
+	flavour "$r" "${DIST_REL%-*}-cloud-amd64"
+
+	# Secure Boot on, the DKMS key not enrolled (a stub mokutil).
+	mokutil_stub "$r"
+	inroot "$r" dkms uninstall -m "$NAME" -v "$v" -k "$DIST_REL" >> "$log" 2>&1
+	inroot "$r" roce-entropy-dkms install "$DIST_REL" >> "$log" 2>&1
+	check "Secure Boot, key not enrolled: refused with the steps (mokutil --import)" \
+		eval "[ '$(record "$r" "$DIST_REL" state)' = refused ] &&
+			grep -q 'not enrolled.*mokutil --import' '$r/var/lib/roce-entropy/$DIST_REL'"
+	check "Secure Boot, key not enrolled: the distribution's modules stay" takes "$r" "$DIST_REL" kernel
+	touch "$r/root/enrolled"
+	inroot "$r" roce-entropy-dkms install "$DIST_REL" >> "$log" 2>&1
+	check "Secure Boot, key enrolled: ours installed" takes "$r" "$DIST_REL" updates/dkms
+	rm -f "$r/usr/local/bin/mokutil" "$r/root/enrolled"
+
+	# MLNX_OFED: a stand-in package of its name, then its ib_core without a
+	# package (as NVIDIA's install script may leave it).
+	apt_in "$r" "$log" purge roce-entropy-dkms roce-entropy-tools "linux-headers-$old" \
+		"linux-headers-${DIST_REL%-*}-rt-amd64" "linux-headers-${DIST_REL%-*}-cloud-amd64"
+	check "the package Conflicts with MLNX_OFED's kernel packages" \
+		eval "dpkg-deb -f '$debs'/roce-entropy-dkms_*.deb Conflicts | grep -q mlnx-ofed-kernel-dkms"
+	stand=$FLEET/ofed
+	rm -rf "$stand"
+	mkdir -p "$stand/DEBIAN"
+	printf 'Package: mlnx-ofed-kernel-dkms\nVersion: 24.10\nArchitecture: all\nMaintainer: test <test@example.org>\nDescription: stand-in for MLNX_OFED\n' \
+		> "$stand/DEBIAN/control"
+	dpkg-deb --build "$stand" "$r/root/ofed.deb" > /dev/null
+	inroot "$r" dpkg -i /root/ofed.deb >> "$log" 2>&1
+	apt_in "$r" "$log" install --no-remove ./root/debs/roce-entropy-dkms_"$v"_all.deb
+	check "with MLNX_OFED installed, apt refuses ours (Conflicts)" test $? != 0
+	check "MLNX_OFED's package is still installed" \
+		eval "inroot '$r' dpkg-query -W -f '\${Status}' mlnx-ofed-kernel-dkms | grep -q 'ok installed'"
+	inroot "$r" dpkg -r mlnx-ofed-kernel-dkms >> "$log" 2>&1
+	mkdir -p "$r/lib/modules/$DIST_REL/updates"
+	echo "not ours" > "$r/lib/modules/$DIST_REL/updates/ib_core.ko"
+	check "OFED's ib_core without a package: apt install of ours succeeds" \
+		apt_in "$r" "$log" install ./root/debs/roce-entropy-dkms_"$v"_all.deb
+	check "OFED's ib_core without a package: refused with the reason" \
+		eval "[ '$(record "$r" "$DIST_REL" state)' = refused ] &&
+			grep -q 'another RDMA stack' '$r/var/lib/roce-entropy/$DIST_REL'"
+	check "OFED's ib_core without a package: nothing of ours in updates/dkms" \
+		eval "! ls '$r/lib/modules/$DIST_REL/updates/dkms/ib_core.ko'* > /dev/null 2>&1"
+	check "every package is configured at the end" configured "$r"
+	umount_root b
+	ktap_finished
+}
+
+purge() {
+	local r=$FLEET/a/root
+
+	log=$LOGDIR/fleet-purge.log
+	mountpoint -q "$r" || die "fleet.sh install first"
+	: > "$log"
+	ktap_print_header
+	ktap_set_plan 6
+	# The rollback runbook: the opt-in line out, then the packages.
+	rm -f "$r/etc/modprobe.d/roce-entropy.conf"
+	check "apt purge roce-entropy-dkms roce-entropy-tools" \
+		apt_in "$r" "$log" purge roce-entropy-dkms roce-entropy-tools
+	check "modprobe takes the distribution's ib_core again" takes "$r" "$DIST_REL" kernel
+	check "nothing of ours in DKMS" eval "! inroot '$r' dkms status -m $NAME | grep -q ."
+	check "no record, cache, source or hook left" \
+		eval "! ls -d '$r'/var/lib/roce-entropy '$r'/var/cache/roce-entropy '$r'/usr/src/$NAME-* \
+			'$r'/etc/kernel/*.d/roce-entropy '$r'/usr/share/dkms/modules_to_force_install/$NAME 2> /dev/null | grep -q ."
+	check "nothing of ours under /lib/modules" eval "! find '$r/lib/modules' -path '*/updates/dkms/*' | grep -q ."
+	check "every package is configured" configured "$r"
+	ktap_finished
+}
+
+case ${1:-} in
+root) make_root ;;
+install) shift; ktap_init; install_pkgs "$@" ;;
+updates) shift; ktap_init; updates "$@" ;;
+purge) ktap_init; purge ;;
+umount) umount_root b; umount_root a ;;
+*) die "usage: tools/testing/fleet.sh root | install DEBS PREV_DEBS | updates DEBS | purge | umount" ;;
+esac
