@@ -287,7 +287,7 @@ mokutil_stub() {
 }
 
 updates() {
-	local debs=$1 r v old oldv rel61 stand rc
+	local debs=$1 r v old oldv rel61 stand rc symvers
 
 	log=$LOGDIR/fleet-updates.log
 	[ -d "$FLEET/a/upper" ] || die "fleet.sh install first"
@@ -301,7 +301,7 @@ updates() {
 	ln -sf /bin/true "$r/usr/sbin/update-initramfs"
 	read -r old oldv < <(older_abi)
 	ktap_print_header
-	ktap_set_plan 29
+	ktap_set_plan 31
 
 	# Debian 12's own kernel: its headers pull its image and its DKMS hooks.
 	check "apt install linux-headers-amd64 (Debian 12's 6.1) succeeds" \
@@ -367,6 +367,22 @@ updates() {
 	inroot "$r" roce-entropy-dkms install "$DIST_REL" >> "$log" 2>&1
 	check "Secure Boot, key enrolled: ours installed" takes "$r" "$DIST_REL" updates/dkms
 	rm -f "$r/usr/local/bin/mokutil" "$r/root/enrolled"
+
+	# A kernel whose kABI is not the one ours keep: one CRC of ib_core's in
+	# its Module.symvers changed, as a stable update that touched a
+	# structure would change it.  The build's gate refuses.
+	symvers=$r/usr/src/linux-headers-$DIST_REL/Module.symvers
+	cp "$symvers" "$FLEET/Module.symvers"
+	awk -F'\t' -v OFS='\t' '!done && $3 ~ /infiniband\/core\/ib_core$/ { $1 = "0x00000000"; done = 1 } 1' \
+		"$FLEET/Module.symvers" > "$symvers"
+	logged inroot "$r" dkms remove -m "$NAME" -v "$v" -k "$DIST_REL"
+	logged inroot "$r" roce-entropy-dkms install "$DIST_REL"
+	cp "$FLEET/Module.symvers" "$symvers"
+	check "a kernel whose kABI differs from ours: refused by the kABI gate" \
+		eval "[ '$(record "$r" "$DIST_REL" state)' = refused ] &&
+			grep -q 'kABI differs' '$r/var/lib/roce-entropy/$DIST_REL'"
+	check "a kernel whose kABI differs from ours: the distribution's modules stay" \
+		takes "$r" "$DIST_REL" kernel
 
 	# MLNX_OFED: a stand-in package of its name, then its ib_core without a
 	# package (as NVIDIA's install script may leave it).

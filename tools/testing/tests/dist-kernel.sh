@@ -4,8 +4,8 @@
 # stack loaded by its modprobe as on a host:
 # - the RDMA modules are ours, as DKMS installed them (updates/dkms, built
 #   out of tree, vermagic of this kernel, ib_core with the knob and the
-#   packaged default policy of /etc/modprobe.d), or with
-#   RTE_DIST_EXPECT=distribution, after make uninstall, the kernel's own;
+#   policy of the opt-in line in /etc/modprobe.d, when there), or with
+#   RTE_DIST_EXPECT=distribution, after apt purge, the kernel's own;
 # - every module of this kernel that depends on one we replace loads beside
 #   ours (modprobe), and the kernel log has no "disagrees about version of
 #   symbol" nor "Unknown symbol".

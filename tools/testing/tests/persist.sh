@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# What make install puts in /etc, at work, as the files are shipped:
+# The opt-in examples the package ships (/usr/share/doc/roce-entropy-dkms/
+# examples), at work as an operator copies them to /etc:
 # - tools/packaging/roce-entropy.conf, read by modprobe: ib_core loads with
-#   the packaged default policy (rfc), which new devices get;
+#   the example's opt-in policy (rfc), which new devices get;
 # - tools/packaging/70-roce-entropy.rules: its example rule, made active
 #   for rxea port 1 with policy off, sets that port each time rxea
 #   registers while udevd runs, and no other port.
@@ -64,11 +65,11 @@ dmesg_at=$(dmesg | wc -l)
 check "our modules in a module tree for modprobe" modroot
 check "the stack unloaded" vm_unload_stack
 check "modprobe with the shipped roce-entropy.conf loads the stack" load_with_conf
-check "... ib_core's parameter is the packaged default, rfc" reads $PARAM rfc
+check "... ib_core's parameter is the example's opt-in, rfc" reads $PARAM rfc
 check "... and new devices get it" eval "vm_rxe_links && reads $KNOB_A rfc && reads $KNOB_B rfc"
 
-# Under its own name: a file of the same name in the host's /etc (make
-# install puts 70-roce-entropy.rules there) would hide one in /run.
+# Under its own name: a file of the same name in the host's /etc (an
+# operator's copy of 70-roce-entropy.rules) would hide one in /run.
 mkdir -p /run/udev/rules.d
 sed -n 's/^#\(ACTION==.*\)$/\1/p' "$RULES" | sed 's/"mlx5_0"/"rxea"/; s/="mix"$/="off"/' \
 	> /run/udev/rules.d/71-roce-entropy-test.rules
