@@ -59,7 +59,9 @@ cmake_init() {
 # ksrc_init [rdma]: set KSRC and KVER, extracting Debian's source when
 # needed.  With "rdma" (builds against an installed kernel, DKMS) the RDMA
 # directories and KTAP's helpers are enough: unless the whole tree is there
-# already, only those are extracted, into $CACHE/src-rdma.
+# already, only those are extracted, into $CACHE/src-rdma-<size>-<mtime>
+# of the tarball, so that the directories of another version never stand
+# in for this one's (those unused for 30 days go).
 # RTE_KSRC_TARBALL: another linux-source-6.12 tarball than /usr/src's (the
 # package's kernel hook: the source of the kernel's exact version).
 ksrc_init() {
@@ -68,10 +70,17 @@ ksrc_init() {
 
 	if [ -z "${KSRC:-}" ]; then
 		KSRC=$dir/$top
-		if [ "${1:-}" = rdma ] && [ ! -f "$KSRC/.extracted" ]; then
-			dir=$CACHE/src-rdma
+		if [ "${1:-}" = rdma ] &&
+			{ [ -n "${RTE_KSRC_TARBALL:-}" ] || [ ! -f "$KSRC/.extracted" ]; }; then
+			[ -f "$tarball" ] ||
+				die "$tarball is missing: install linux-source-6.12 or set KSRC= to a 6.12 tree"
+			dir=$CACHE/src-rdma-$(stat -c '%s-%Y' "$tarball")
 			KSRC=$dir/$top
 			what=$(for d in Makefile $TREE_DIRS $KTAP_HELPERS; do echo "$top/$d"; done)
+			mkdir -p "$dir"
+			touch "$dir"
+			find "$CACHE" -maxdepth 1 -name 'src-rdma-*' ! -path "$dir" -mtime +30 \
+				-exec rm -rf {} + 2> /dev/null || true
 		fi
 		if [ ! -f "$KSRC/.extracted" ]; then
 			[ -f "$tarball" ] ||

@@ -287,7 +287,7 @@ mokutil_stub() {
 }
 
 updates() {
-	local debs=$1 r v old oldv rel61 stand rc symvers
+	local debs=$1 r v old oldv rel61 stand rc symvers d
 
 	log=$LOGDIR/fleet-updates.log
 	[ -d "$FLEET/a/upper" ] || die "fleet.sh install first"
@@ -306,7 +306,10 @@ updates() {
 	# Debian 12's own kernel: its headers pull its image and its DKMS hooks.
 	check "apt install linux-headers-amd64 (Debian 12's 6.1) succeeds" \
 		apt_in "$r" "$log" install linux-headers-amd64
-	rel61=$(ls "$r/lib/modules" | grep '^6\.1\.' | head -n 1)
+	rel61=
+	for d in "$r"/lib/modules/6.1.*; do
+		[ -d "$d" ] && rel61=${d##*/} && break
+	done
 	check "the hook said in one line that Linux $rel61 is not 6.12" \
 		said "$log" "roce-entropy: Linux $rel61 is not 6.12: nothing to do"
 	check "every package is configured after the 6.1 update" configured "$r"
