@@ -144,13 +144,14 @@ declare -A PERFTEST_PORT=([write_bw]=18600 [send_bw]=18610)
 # messages of 4 KiB, into the capture running.  Its client connects the
 # test QP as soon as the control channel is up, and a server slower to
 # listen for it (TCG) rejects the REQ (invalid service ID, 8): that race,
-# and only that, is run again with a fresh server on the next port, twice
-# at most, and said.  The port of the run that completed goes to
+# and only that, is run again with a fresh server on the next port, five
+# times at most, and said (three were not enough once, beside a cold make
+# check's builds).  The port of the run that completed goes to
 # $LOGS/NAME.port: its two connections are the ones judged.
 perftest() {
 	local test=$1 name=$2 attempt port spid rc
 
-	for attempt in 1 2 3; do
+	for attempt in 1 2 3 4 5 6; do
 		port=$((PERFTEST_PORT[$test] + attempt - 1))
 		"ib_$test" -d rxeb -R -F -s 4096 -n 50 -p $port > "$LOGS/$name-server.log" 2>&1 &
 		spid=$!
@@ -170,7 +171,7 @@ perftest() {
 		kill $spid 2>/dev/null
 		wait $spid 2>/dev/null
 		grep -q 'RDMA_CM_EVENT_REJECTED; error: 8' "$LOGS/$name-client.log" &&
-			[ $attempt -lt 3 ] || { sed 's/^/    /' "$LOGS/$name-client.log"; return 1; }
+			[ $attempt -lt 6 ] || { sed 's/^/    /' "$LOGS/$name-client.log"; return 1; }
 		echo "  perftest ib_$test: attempt $attempt reached the server before it listened" \
 			"(REJ, invalid service ID): again on port $((port + 1))"
 	done
