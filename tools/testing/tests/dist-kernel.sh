@@ -6,6 +6,7 @@
 #   out of tree, vermagic of this kernel, ib_core with the knob and the
 #   policy of the opt-in line in /etc/modprobe.d, when there), or with
 #   RTE_DIST_EXPECT=distribution, after apt purge, the kernel's own;
+# - roce-entropy status, with the Debian root's records, finds all well;
 # - every module of this kernel that depends on one we replace loads beside
 #   ours (modprobe), and the kernel log has no "disagrees about version of
 #   symbol" nor "Unknown symbol".
@@ -92,6 +93,37 @@ if [ "$EXPECT" = ours ]; then
 else
 	check "ib_core has no roce_entropy parameter" test ! -e /sys/module/ib_core/parameters/roce_entropy
 	check "rxea's port 1 has no knob" test ! -e /sys/class/infiniband/rxea/ports/1/roce_entropy
+fi
+# status_root: a tree for roce-entropy status --root: this guest's /sys,
+# /proc and modules, and the Debian root's records and DKMS state (the
+# guest's other files are the host's).
+status_root() {
+	local t=/tmp/status-root
+
+	rm -rf $t
+	mkdir -p $t/var/lib $t/lib
+	ln -s /sys $t/sys
+	ln -s /proc $t/proc
+	ln -s /lib/modules $t/lib/modules
+	ln -s "$rte_distroot/var/lib/roce-entropy" $t/var/lib/roce-entropy
+	ln -s "$rte_distroot/var/lib/dkms" $t/var/lib/dkms
+	echo $t
+}
+
+# status_says JQ: roce-entropy status --json exits 0, and JQ holds of it.
+status_says() {
+	local out rc=0
+
+	out=$("$TOOL" status --json --root "$(status_root)") || rc=$?
+	echo "  exit $rc: $out" | cut -c1-400
+	[ $rc = 0 ] && jq -e "$1" <<< "$out" > /dev/null
+}
+
+if [ "$EXPECT" = ours ] && [ -n "${rte_distroot:-}" ] && [ -f $CONF ]; then
+	check "roce-entropy status: ok, ib_core ours, rxea/1 at $want, Linux $REL installed" \
+		status_says ".ok and .ib_core.ours and
+			(.ports[] | select(.dev == \"rxea\" and .port == 1) | .policy == \"$want\") and
+			(.kernels[] | select(.release == \"$REL\") | .installed and .record.state == \"installed\")"
 fi
 check "every module that depends on the replaced ones loads (modprobe)" load_all
 check "no 'disagrees about version of symbol' nor 'Unknown symbol'" \
