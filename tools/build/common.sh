@@ -24,7 +24,11 @@ FRAGMENT=$REPO/tools/testing/vm/kernel.config
 FRAGMENTS=("$FRAGMENT")
 MODBUILD=$BUILD
 case ${RTE_DEBUG:-0} in
-0) ;;
+0)
+	# the kernel's other RDMA consumers: the test kernel's only, so that
+	# the debug kernels stay what their runs need
+	FRAGMENTS+=("$REPO/tools/testing/vm/kernel-consumers.config")
+	;;
 1)
 	FRAGMENTS+=("$REPO/tools/testing/vm/kernel-debug.config")
 	MODBUILD=$BUILD/debug

@@ -9,6 +9,9 @@
 #                   suites (make tools); no kernel source, QEMU or clang
 #   deps.sh fuzz    the tools' and clang for their fuzzers (make fuzz)
 #   deps.sh deb     the tools' and debhelper, lintian (make deb)
+#   deps.sh consumers  the shared libraries of the consumers' test's NFS
+#                   and iSCSI tools (consumer-tools.sh unpacks the tools
+#                   themselves, which are never installed)
 #
 # Nothing kernel-related is installed on the host: Debian's own 6.12
 # kernel, DKMS and the packages are tested in a Debian 12 root of their
@@ -74,9 +77,21 @@ kernel)
 	say "Debian packages for the test kernel: all present"
 	exit 0
 	;;
+consumers)
+	# every lib* that the packages depend on, none of the packages
+	libs=$(apt-cache depends --no-recommends --no-suggests --no-conflicts \
+		--no-breaks --no-replaces --no-enhances nfs-kernel-server nfs-common open-iscsi |
+		awk '$1 == "Depends:" && $2 ~ /^lib/ { print $2 }' | sort -u)
+	# shellcheck disable=SC2086
+	install_missing $libs
+	say "Debian packages for the consumer tools' libraries: all present"
+	exit 0
+	;;
 all) ;;
-*) die "usage: deps.sh [tools|fuzz|deb|kernel]" ;;
+*) die "usage: deps.sh [tools|fuzz|deb|kernel|consumers]" ;;
 esac
 # shellcheck disable=SC2086
 install_missing $PACKAGES
 say "Debian packages: all present"
+# the NFS and iSCSI tools of the consumers' test, unpacked in the cache
+"$REPO/tools/build/consumer-tools.sh" > /dev/null

@@ -91,7 +91,7 @@ append="$append rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose
 append="$append init=$REPO/tools/testing/vm/init.sh panic=-1 oops=panic"
 append="$append panic_on_warn=1 loglevel=4 net.ifnames=0"
 append="$append rte_repo=$REPO rte_out=$out rte_scripts=$scripts"
-append="$append rte_modules=$modules rte_modroot=$MODROOT rte_ksrc=$KSRC"
+append="$append rte_modules=$modules rte_modroot=$MODROOT rte_ksrc=$KSRC rte_cache=$CACHE"
 append="$append rte_stock=${STOCK:-0} rte_dist=$([ -n "${VM_KERNEL:-}" ] && echo 1 || echo 0)"
 [ "${vm_root:-/}" = / ] || append="$append rte_distroot=$vm_root"
 [ -z "${VM_APPEND:-}" ] || append="$append $VM_APPEND"

@@ -1,0 +1,414 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The kernel's other RDMA consumers on the wire, each a server on B and a
+# client on A in one kernel, through the router: SRP (ib_srpt, ib_srp),
+# NFS over RDMA (nfsd's rdma listener, a proto=rdma mount), iSER (LIO's
+# ib_isert, open-iscsi over ib_iser), RDS (rds_rdma) and SMC-R v2.  Each
+# moves data and checks it (written and read back, or echoed, equal);
+# each policy of RTE_CONSUMER_POLICIES (default rfc; stock: linux, no
+# knob) gets a capture of its own per consumer, judged by roce-entropy
+# pcap: every connection agrees, CM MADs and data.  The first four use
+# rdma_cm (RC), so the CM-ports rule; SMC-R connects its QPs itself with
+# flow label 0, so the QPN rule.  RTE_CONSUMERS picks some.
+#
+# The NFS and iSCSI daemons are Debian's, unpacked and never installed
+# (tools/build/consumer-tools.sh); their state lives in overlays in the
+# guest.  Needs a kernel with these consumers as modules: the test kernel
+# (kernel-consumers.config) or the distribution's.
+. "$rte_repo/tools/testing/lib.sh"
+
+POLICIES=$(tr , ' ' <<< "${RTE_CONSUMER_POLICIES:-rfc}")
+CONSUMERS=${RTE_CONSUMERS:-srp,nfs,iser,rds,smc}
+[ "$rte_stock" != 1 ] || POLICIES=linux
+TOOLROOT=$(realpath "$rte_cache/consumer-tools/root")
+CFG=/sys/kernel/config/target
+DATA_MB=4
+SRP_PORT=5555
+NFS_PORT=20049
+ISCSI_PORT=3260
+IQN=iqn.2026-11.org.example:roce-entropy
+RDS_MESSAGES=64
+SMC_BYTES=$((4 << 20))
+OVERLAYS=()
+
+# ---- the guest's own: module loads, writable directories, routes ----
+
+# modules_visible: the booted kernel's modules where modprobe (the
+# kernel's request_module, libkmod in iscsid) looks for them.  Our RDMA
+# modules are already loaded and stay: modprobe skips a loaded module.
+modules_visible() {
+	[ "${rte_dist:-0}" = 1 ] || [ -d "/lib/modules/$(uname -r)" ] ||
+		step mount --bind "$rte_modroot/lib/modules" /usr/lib/modules
+}
+
+# writable DIR: DIR (of the read-only root) writable, its changes in the
+# guest's /tmp.
+writable() {
+	local up=/tmp/overlay/${1//\//_}
+
+	mkdir -p "$up/upper" "$up/work" &&
+		step mount -t overlay overlay -o "lowerdir=$1,upperdir=$up/upper,workdir=$up/work" "$1" &&
+		OVERLAYS+=("$1")
+}
+
+# via_router [undo]: locally generated lookups between A and B, without an
+# output device, go through r both ways, as the rules keyed on the output
+# device route rdma_cm's.  NFS and iSER resolve their servers with no
+# source address; SMC-R looks up its peer with none, and sends with hop
+# limit 1 (no router) unless that lookup names a gateway.  The local table
+# moves behind the new rules (IPv6's is there already).
+via_router() {
+	if [ "${1:-}" = undo ]; then
+		ip_batch <<-EOF
+			rule add pref 0 lookup local
+			rule del pref 100 lookup local
+			rule del pref 5 to 10.2.0.0/24 iif lo lookup 100
+			rule del pref 6 to 10.1.0.0/24 iif lo lookup 101
+		EOF
+		ip_batch -6 <<-EOF
+			rule del pref 5 to fd02::/64 iif lo lookup 100
+			rule del pref 6 to fd01::/64 iif lo lookup 101
+			route replace fd02::/64 via $RA6 dev a0 table 100
+			route replace fd01::/64 via $RB6 dev b0 table 101
+		EOF
+		return
+	fi
+	ip_batch <<-EOF || return 1
+		rule add pref 5 to 10.2.0.0/24 iif lo lookup 100
+		rule add pref 6 to 10.1.0.0/24 iif lo lookup 101
+		rule add pref 100 lookup local
+		rule del pref 0 lookup local
+	EOF
+	# IPv6 prefers a source equal to the destination (RFC 6724 rule 1),
+	# which is local here: the routes name the source.
+	ip_batch -6 <<-EOF || return 1
+		rule add pref 5 to fd02::/64 iif lo lookup 100
+		rule add pref 6 to fd01::/64 iif lo lookup 101
+		route replace fd02::/64 via $RA6 dev a0 src $A6 table 100
+		route replace fd01::/64 via $RB6 dev b0 src $B6 table 101
+	EOF
+	[[ $(ip route get $B4) == *" via $RA4 dev a0 "*" src $A4 "* ]] &&
+		[[ $(ip route get $A4) == *" via $RB4 dev b0 "*" src $B4 "* ]] &&
+		[[ $(ip -6 route get $B6) == *" via $RA6 dev a0 "*" src $A6 "* ]] &&
+		[[ $(ip -6 route get $A6) == *" via $RB6 dev b0 "*" src $B6 "* ]]
+}
+
+# new_disk BEFORE: the sd disk in /sys/block that BEFORE (a listing) lacks.
+new_disk() {
+	local d
+
+	for d in /sys/block/sd*; do
+		[ -e "$d" ] || continue
+		[[ " $1 " == *" ${d##*/} "* ]] || { echo "${d##*/}"; return 0; }
+	done
+	return 1
+}
+
+# disk_write_read DEV TAG: DATA_MB of random data written to /dev/DEV,
+# read back and compared.
+disk_write_read() {
+	head -c $((DATA_MB << 20)) /dev/urandom > "/tmp/$2.in"
+	step dd if="/tmp/$2.in" of="/dev/$1" bs=1M oflag=direct status=none &&
+		step dd if="/dev/$1" of="/tmp/$2.out" bs=1M count=$DATA_MB iflag=direct status=none &&
+		step cmp "/tmp/$2.in" "/tmp/$2.out"
+}
+
+# lio_ramdisk NAME: a LIO ramdisk backstore of DATA_MB, rd_mcp_0/NAME.
+lio_ramdisk() {
+	mountpoint -q /sys/kernel/config || step mount -t configfs none /sys/kernel/config
+	mkdir -p $CFG/core/rd_mcp_0/$1 &&
+		echo "rd_pages=$((DATA_MB << 8))" > $CFG/core/rd_mcp_0/$1/control &&
+		echo 1 > $CFG/core/rd_mcp_0/$1/enable
+}
+
+# ---- SRP: ib_srpt on rxeb, ib_srp on rxea; rdma_cm on SRP_PORT ----
+
+srp_tpg() {
+	local gid
+
+	read -r gid < /sys/class/infiniband/rxeb/ports/1/gids/0 || return 1
+	# srpt names a port after GID 0's interface ID
+	echo "$CFG/srpt/${gid:20}/tpg_1"
+}
+
+srp_up() {
+	local tpg acl g
+
+	step vm_modprobe -a target_core_mod ib_srpt ib_srp sd_mod && lio_ramdisk srp || return 1
+	mkdir -p $CFG/srpt && echo $SRP_PORT > $CFG/srpt/discovery_auth/rdma_cm_port &&
+		wait_for 10 cm_listening "" $SRP_PORT TCP || return 1
+	tpg=$(srp_tpg) && mkdir -p "$tpg/lun/lun_0" &&
+		ln -s $CFG/core/rd_mcp_0/srp "$tpg/lun/lun_0/srp" || return 1
+	# An rdma_cm login's session is named after the target's own address,
+	# as %pIS prints it (IPv6 in full).
+	for acl in $B4 "$(gid_of $B6)"; do
+		mkdir -p "$tpg/acls/$acl/lun_0" &&
+			ln -s "$tpg/lun/lun_0" "$tpg/acls/$acl/lun_0/srp" || return 1
+	done
+	echo 1 > "$tpg/enable"
+}
+
+# no_srp_ports: no SRP remote port left (a deleted one goes in a work item).
+no_srp_ports() {
+	local p=(/sys/class/srp_remote_ports/port-*)
+
+	[ ! -e "${p[0]}" ]
+}
+
+SRP_LOGINS=0
+
+srp_data() {
+	local g before dev dest src port target rc=0
+
+	read -r g < /sys/module/ib_srpt/parameters/srpt_service_guid || return 1
+	if [ "$1" = 6 ]; then dest=[$B6] src=[$A6]; else dest=$B4 src=$A4; fi
+	# a target port stays in ib_srp's list until its removal completes, and
+	# a second one with the same IDs is refused meanwhile: each login its own
+	SRP_LOGINS=$((SRP_LOGINS + 1))
+	target="id_ext=$g,ioc_guid=$g,initiator_ext=$SRP_LOGINS,dest=$dest:$SRP_PORT,src=$src"
+	before=$(ls /sys/block)
+	echo "+ echo $target > /sys/class/infiniband_srp/srp-rxea-1/add_target"
+	echo "$target" > /sys/class/infiniband_srp/srp-rxea-1/add_target || return 1
+	wait_for 30 new_disk "$before" && dev=$(new_disk "$before") &&
+		wait_for 10 test -b "/dev/$dev" && disk_write_read "$dev" srp || rc=1
+	for port in /sys/class/srp_remote_ports/port-*; do
+		[ -e "$port/delete" ] && echo 1 > "$port/delete"
+	done
+	wait_for 30 no_srp_ports || rc=1
+	return $rc
+}
+
+srp_down() {
+	local tpg acl
+
+	tpg=$(srp_tpg)
+	echo 0 > "$tpg/enable"
+	for acl in $B4 "$(gid_of $B6)"; do
+		rm -f "$tpg/acls/$acl/lun_0/srp"
+		rmdir "$tpg/acls/$acl/lun_0" "$tpg/acls/$acl"
+	done
+	rm -f "$tpg/lun/lun_0/srp"
+	rmdir "$tpg/lun/lun_0" "$tpg" "${tpg%/*}"
+	echo 0 > $CFG/srpt/discovery_auth/rdma_cm_port
+	rmdir $CFG/srpt $CFG/core/rd_mcp_0/srp
+	step vm_modprobe -r ib_srp ib_srpt
+}
+
+# ---- NFS over RDMA: nfsd's rdma listener on NFS_PORT, a proto=rdma mount ----
+
+nfs_up() {
+	local d=/proc/fs/nfsd
+
+	step vm_modprobe -a nfsd nfsv4 rpcrdma || return 1
+	mkdir -p /var/lib/nfs/v4recovery /tmp/nfs-export /tmp/nfs-mnt &&
+		touch /etc/exports /var/lib/nfs/etab /var/lib/nfs/rmtab || return 1
+	mountpoint -q $d || step mount -t nfsd nfsd $d || return 1
+	# the export on a tmpfs: fsid=0 (it has no device), the NFSv4 root
+	step "$TOOLROOT/usr/sbin/exportfs" -o rw,no_root_squash,no_subtree_check,fsid=0 '*:/tmp/nfs-export' ||
+		return 1
+	echo "+ rpc.mountd -F -N 3 &"
+	"$TOOLROOT/usr/sbin/rpc.mountd" -F -N 3 > "$LOGS/nfs-mountd.log" 2>&1 &
+	MOUNTD=$!
+	echo 10 > $d/nfsv4leasetime && echo 10 > $d/nfsv4gracetime &&
+		echo "-3 +4 +4.1 +4.2" > $d/versions &&
+		echo "rdma $NFS_PORT" > $d/portlist && echo 2 > $d/threads || return 1
+	wait_for 20 cm_listening "" $NFS_PORT TCP && echo Y > $d/v4_end_grace
+}
+
+nfs_data() {
+	local addr proto src rc=0
+
+	if [ "$1" = 6 ]; then addr=$B6 proto=rdma6 src="[$B6]:/"; else addr=$B4 proto=rdma src="$B4:/"; fi
+	step mount -i -t nfs4 -o "vers=4.2,proto=$proto,port=$NFS_PORT,addr=$addr" "$src" /tmp/nfs-mnt ||
+		return 1
+	head -c $((DATA_MB << 20)) /dev/urandom > /tmp/nfs.in
+	step dd if=/tmp/nfs.in of=/tmp/nfs-mnt/data bs=1M oflag=direct status=none &&
+		step dd if=/tmp/nfs-mnt/data of=/tmp/nfs.out bs=1M iflag=direct status=none &&
+		step cmp /tmp/nfs.in /tmp/nfs.out && step cmp /tmp/nfs.in /tmp/nfs-export/data || rc=1
+	rm -f /tmp/nfs-mnt/data
+	step umount /tmp/nfs-mnt || rc=1
+	return $rc
+}
+
+nfs_down() {
+	echo 0 > /proc/fs/nfsd/threads
+	kill "$MOUNTD" 2>/dev/null && wait "$MOUNTD"
+	step "$TOOLROOT/usr/sbin/exportfs" -ua
+	umount /proc/fs/nfsd
+	step vm_modprobe -r nfsv4 nfsd rpcrdma
+}
+
+# ---- iSER: LIO's iSCSI target with iser portals, open-iscsi's iser iface ----
+
+iscsiadm() {
+	step "$TOOLROOT/sbin/iscsiadm" "$@"
+}
+
+iser_up() {
+	local t=$CFG/iscsi/$IQN/tpgt_1 np a
+
+	step vm_modprobe -a target_core_mod iscsi_target_mod ib_isert ib_iser sd_mod crc32c &&
+		lio_ramdisk iser || return 1
+	mkdir -p "$t/lun/lun_0" && ln -s $CFG/core/rd_mcp_0/iser "$t/lun/lun_0/iser" || return 1
+	for np in "$B4:$ISCSI_PORT" "[$B6]:$ISCSI_PORT"; do
+		mkdir "$t/np/$np" && echo 1 > "$t/np/$np/iser" || return 1
+	done
+	for a in authentication=0 generate_node_acls=1 demo_mode_write_protect=0 cache_dynamic_acls=1; do
+		echo "${a#*=}" > "$t/attrib/${a%=*}" || return 1
+	done
+	echo 1 > "$t/enable" || return 1
+	mkdir -p /etc/iscsi /run/lock/iscsi || return 1
+	cp "$TOOLROOT/etc/iscsi/iscsid.conf" /etc/iscsi/ &&
+		echo "InitiatorName=$IQN:a" > /etc/iscsi/initiatorname.iscsi || return 1
+	# a session of its own: iscsid's shutdown signals its process group
+	echo "+ setsid iscsid -f &"
+	setsid "$TOOLROOT/sbin/iscsid" -f > "$LOGS/iscsid.log" 2>&1 &
+	ISCSID=$!
+	wait_for 10 grep -q @ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix
+}
+
+iser_data() {
+	local portal before dev rc=0
+
+	if [ "$1" = 6 ]; then portal="[$B6]:$ISCSI_PORT"; else portal="$B4:$ISCSI_PORT"; fi
+	before=$(ls /sys/block)
+	iscsiadm -m node -o new -T $IQN -p "$portal" -I iser > /dev/null &&
+		iscsiadm -m node -T $IQN -p "$portal" -I iser --login || return 1
+	wait_for 30 new_disk "$before" && dev=$(new_disk "$before") &&
+		wait_for 10 test -b "/dev/$dev" && disk_write_read "$dev" iser || rc=1
+	iscsiadm -m node -T $IQN -p "$portal" -I iser --logout > /dev/null || rc=1
+	iscsiadm -m node -o delete -T $IQN -p "$portal" -I iser || rc=1
+	return $rc
+}
+
+iser_down() {
+	local t=$CFG/iscsi/$IQN/tpgt_1 np
+
+	iscsiadm -k 0
+	wait_for 10 gone "$ISCSID"
+	echo 0 > "$t/enable"
+	for np in "$B4:$ISCSI_PORT" "[$B6]:$ISCSI_PORT"; do
+		rmdir "$t/np/$np"
+	done
+	rm -f "$t/lun/lun_0/iser"
+	rmdir "$t/lun/lun_0" "$t" "${t%/*}" $CFG/iscsi $CFG/core/rd_mcp_0/iser
+	step vm_modprobe -r ib_iser ib_isert iscsi_target_mod
+}
+
+# ---- RDS: AF_RDS over rds_rdma; rdma_cm on 18634 (IPv4), 16385 (IPv6) ----
+# A connection lasts as long as the module: each policy loads it anew.
+
+rds_up() {
+	:
+}
+
+rds_data() {
+	local a b
+
+	if [ "$1" = 6 ]; then a="[$A6]:4000" b="[$B6]:4001"; else a="$A4:4000" b="$B4:4001"; fi
+	step python3 "$rte_repo/tools/testing/tests/consumers.py" rds "$a" "$b" $RDS_MESSAGES
+}
+
+rds_down() {
+	:
+}
+
+# ---- SMC-R v2: AF_INET, IPPROTO_SMC; QPs connected by SMC itself ----
+# SMC-Rv2 is IPv4 only, and needs a user EID on x86.  Link groups outlive
+# their sockets: each policy loads the module anew.
+
+smc_up() {
+	:
+}
+
+smc_data() {
+	step python3 "$rte_repo/tools/testing/tests/consumers.py" smc "$B4:4100" "$A4:4101" $SMC_BYTES
+}
+
+smc_down() {
+	:
+}
+
+# per-policy module lifetime for the two socket families
+rds_load() { step vm_modprobe -a rds rds_rdma; }
+rds_unload() { step vm_modprobe -r rds_rdma rds; }
+smc_load() {
+	step vm_modprobe smc &&
+		step python3 "$rte_repo/tools/testing/tests/consumers.py" ueid ROCE-ENTROPY-TEST
+}
+smc_unload() { step vm_modprobe -r smc; }
+
+# ---- the verdict ----
+
+# judged CAPTURE FAMILY RULE MIN: CAPTURE's connections over IPv FAMILY:
+# at least MIN, every one agreeing with its policy, judged by RULE
+# (cm_ports or qpns), with data.
+judged() {
+	local sel n bad
+
+	if [ "$2" = 6 ]; then sel='(.src | contains(":"))'; else sel='(.src | contains(":") | not)'; fi
+	sel="[.connections[] | select($sel)]"
+	n=$(jq "$sel | length" "$1.json")
+	bad=$(jq --arg rule "$3" "$sel | map(select(.verdict != \"ok\" or .mismatched != 0 or
+		(.judged_by | index(\$rule) | not) or
+		.forward.data_packets + (.reverse.data_packets // 0) == 0)) | length" "$1.json")
+	echo "  IPv$2: $n connections, $bad not as predicted by $3"
+	[ "$n" -ge "$4" ] && [ "$bad" = 0 ]
+}
+
+# consumer NAME DESCRIPTION RULE FAMILIES: NAME's test under every policy.
+consumer() {
+	local name=$1 what=$2 rule=$3 fams=$4 policy fam label ok failed=$KTAP_CNT_FAIL
+
+	case ",$CONSUMERS," in
+	*",$name,"*) ;;
+	*) return 0 ;;
+	esac
+	check "$what: set up" "${name}_up"
+	if [ "$KTAP_CNT_FAIL" != "$failed" ]; then
+		"${name}_down"
+		return
+	fi
+	for policy in $POLICIES; do
+		label=$policy
+		[ "$rte_stock" != 1 ] || label="linux (stock 6.12)"
+		if [ "$rte_stock" != 1 ] && ! step set_policy "$policy"; then
+			check "$what under $label: the ports take the policy" false
+			continue
+		fi
+		ok=0
+		capture_start "$name-$policy"
+		if declare -F "${name}_load" > /dev/null; then "${name}_load" || ok=1; fi
+		for fam in $fams; do
+			[ $ok = 0 ] || break
+			check "$what over IPv$fam under $label: data moved and checked" ${name}_data "$fam" || ok=1
+		done
+		if declare -F "${name}_unload" > /dev/null; then
+			check "$what under $label: module unloads" "${name}_unload" || ok=1
+		fi
+		capture_end
+		[ $ok = 0 ] || continue
+		"$TOOL" pcap "$CAP" --policy "$policy" --json > "$CAP.json" 2> "$CAP.err"
+		for fam in $fams; do
+			check "$what over IPv$fam under $label: every connection on its port (and flow label)" \
+				judged "$CAP" "$fam" "$rule" 1
+		done
+	done
+	check "$what: torn down" "${name}_down"
+}
+
+dmesg_at=$(dmesg | wc -l)
+check "the booted kernel's modules load on demand" modules_visible
+check "host lookups between A and B go through the router" via_router
+check "/etc and /var/lib writable for the daemons (overlays in the guest)" eval "writable /etc && writable /var/lib"
+consumer srp "SRP" cm_ports "4 6"
+consumer nfs "NFS over RDMA" cm_ports "4 6"
+consumer iser "iSER" cm_ports "4 6"
+consumer rds "RDS" cm_ports "4 6"
+consumer smc "SMC-R v2" qpns "4"
+step via_router undo
+for o in "${OVERLAYS[@]}"; do
+	umount "$o"
+done
+check "no kernel report" kernel_reports "$dmesg_at"
+done_testing
