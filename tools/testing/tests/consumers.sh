@@ -356,6 +356,15 @@ judged() {
 	[ "$n" -ge "$4" ] && [ "$bad" = 0 ]
 }
 
+# disagrees CAPTURE POLICY: judged under POLICY, CAPTURE disagrees (exit 1):
+# the verdict above tells policies apart.
+disagrees() {
+	local rc=0
+
+	"$TOOL" pcap "$1" --policy "$2" > /dev/null 2>&1 || rc=$?
+	[ $rc = 1 ]
+}
+
 # consumer NAME DESCRIPTION RULE FAMILIES: NAME's test under every policy.
 consumer() {
 	local name=$1 what=$2 rule=$3 fams=$4 policy fam label ok failed=$KTAP_CNT_FAIL
@@ -393,6 +402,7 @@ consumer() {
 			check "$what over IPv$fam under $label: every connection on its port (and flow label)" \
 				judged "$CAP" "$fam" "$rule" 1
 		done
+		check "$what under $label: the same capture judged under off disagrees" disagrees "$CAP" off
 	done
 	check "$what: torn down" "${name}_down"
 }
