@@ -373,11 +373,18 @@ route_b_from_a() {
 CAPS=$rte_out/captures
 mkdir -p "$CAPS"
 
-# capture_start NAME: capture RoCE v2 on r/a1 into $CAPS/NAME.pcapng.
+# capture_start NAME [IFACE...]: capture RoCE v2 on r's IFACEs (default
+# a1) into $CAPS/NAME.pcapng.
 capture_start() {
+	local ifs=() i
+
 	CAP=$CAPS/$1.pcapng
+	shift
+	for i in "${@:-a1}"; do
+		ifs+=(-i "$i")
+	done
 	rm -f "$CAP"
-	ip netns exec r dumpcap -q -i a1 -f 'udp port 4791' -w "$CAP" > /dev/null 2>&1 &
+	ip netns exec r dumpcap -q "${ifs[@]}" -f 'udp port 4791' -w "$CAP" > /dev/null 2>&1 &
 	CAP_PID=$!
 	# a poll: long only when two guests and a build share the host's cores
 	wait_for 60 test -s "$CAP"

@@ -29,7 +29,7 @@ ISCSI_PORT=3260
 IQN=iqn.2026-11.org.example:roce-entropy
 RDS_MESSAGES=64
 SMC_BYTES=$((4 << 20))
-OVERLAYS=()
+UNMOUNT=()
 
 # ---- the guest's own: module loads, writable directories, routes ----
 
@@ -42,13 +42,27 @@ modules_visible() {
 }
 
 # writable DIR: DIR (of the read-only root) writable, its changes in the
-# guest's /tmp.
+# guest's /tmp.  What is mounted below DIR (a distribution root's
+# /etc/modprobe.d) is mounted again on the overlay, which would hide it.
+# UNMOUNT lists what to unmount at the end, in order.
 writable() {
-	local up=/tmp/overlay/${1//\//_}
+	local up=/tmp/overlay/${1//\//_} subs=() m i
 
-	mkdir -p "$up/upper" "$up/work" &&
-		step mount -t overlay overlay -o "lowerdir=$1,upperdir=$up/upper,workdir=$up/work" "$1" &&
-		OVERLAYS+=("$1")
+	while read -r _ _ _ _ m _; do
+		[[ $m != "$1"/* ]] || subs+=("$m")
+	done < /proc/self/mountinfo
+	mkdir -p "$up/upper" "$up/work" || return 1
+	for i in "${!subs[@]}"; do
+		mkdir -p "$up/held/$i" && mount --bind "${subs[i]}" "$up/held/$i" || return 1
+		UNMOUNT=("$up/held/$i" "${UNMOUNT[@]}")
+	done
+	step mount -t overlay overlay -o "lowerdir=$1,upperdir=$up/upper,workdir=$up/work" "$1" ||
+		return 1
+	UNMOUNT=("$1" "${UNMOUNT[@]}")
+	for i in "${!subs[@]}"; do
+		step mount --bind "$up/held/$i" "${subs[i]}" || return 1
+		UNMOUNT=("${subs[i]}" "${UNMOUNT[@]}")
+	done
 }
 
 # via_router [undo]: locally generated lookups between A and B, without an
@@ -314,25 +328,83 @@ rds_down() {
 }
 
 # ---- SMC-R v2: AF_INET, IPPROTO_SMC; QPs connected by SMC itself ----
-# SMC-Rv2 is IPv4 only, and needs a user EID on x86.  Link groups outlive
-# their sockets: each policy loads the module anew.
+# SMC-Rv2 is IPv4 only, and needs a user EID on x86.  A second RoCE
+# device on each host, in the first one's subnet, gives the link group a
+# second link: rxea2 on a2 (10.1.0.3) and rxeb2 on b2 (10.2.0.3), through
+# the router on a3 and b3, routed by output device as the first.
+
+A4_2=10.1.0.3 B4_2=10.2.0.3 RA4_2=10.1.0.5 RB4_2=10.2.0.5
 
 smc_up() {
-	:
+	ip_batch <<-EOF || return 1
+		link add a2 type veth peer name a3 netns r
+		link add b2 type veth peer name b3 netns r
+		addr add $A4_2/24 dev a2
+		addr add $B4_2/24 dev b2
+		link set a2 up
+		link set b2 up
+		route add 10.2.0.0/24 via $RA4_2 dev a2 table 102
+		route add 10.1.0.0/24 via $RB4_2 dev b2 table 103
+		rule add pref 12 to 10.2.0.0/24 oif a2 lookup 102
+		rule add pref 13 to 10.1.0.0/24 oif b2 lookup 103
+	EOF
+	# r has two links in each subnet: the second devices' addresses by name
+	ip_batch -n r <<-EOF || return 1
+		addr add $RA4_2/24 dev a3
+		addr add $RB4_2/24 dev b3
+		link set a3 up
+		link set b3 up
+		route add $A4_2/32 dev a3
+		route add $B4_2/32 dev b3
+	EOF
+	step sysctl -qw net.ipv4.conf.a2.rp_filter=0 net.ipv4.conf.b2.rp_filter=0 \
+		net.ipv4.conf.a2.accept_local=1 net.ipv4.conf.b2.accept_local=1 || return 1
+	step rdma link add rxea2 type rxe netdev a2 && step rdma link add rxeb2 type rxe netdev b2 &&
+		wait_for 10 port_active rxea2 && wait_for 10 port_active rxeb2
 }
 
 smc_data() {
 	step python3 "$rte_repo/tools/testing/tests/consumers.py" smc "$B4:4100" "$A4:4101" $SMC_BYTES
 }
 
+# smc_judged WHAT: the link group's two links, each a connection of its
+# own device pair (judged above on its own QPNs' port).  Each rxe device
+# numbers its QPs from the same start, so the two links' QPN pairs, and
+# then their ports, may well be equal; their addresses differ.
+smc_judged() {
+	check "$1: the link group has a link over each device pair" smc_links
+}
+
+smc_links() {
+	local first second
+
+	first=$(jq --arg a "$A4" '[.connections[] | select(.src == $a or .dst == $a)] | length' "$CAP.json")
+	second=$(jq --arg a "$A4_2" '[.connections[] | select(.src == $a or .dst == $a)] | length' "$CAP.json")
+	jq -r '.connections[] | "  link \(.src) <-> \(.dst): QPNs \(.qpns), UDP source port \(.udp_sports)"' "$CAP.json"
+	[ "$first" -ge 1 ] && [ "$second" -ge 1 ]
+}
+
 smc_down() {
-	:
+	step rdma link delete rxea2
+	step rdma link delete rxeb2
+	wait_for 10 no_rdma_device rxea2
+	wait_for 10 no_rdma_device rxeb2
+	ip_batch <<-EOF
+		rule del pref 12 to 10.2.0.0/24 oif a2 lookup 102
+		rule del pref 13 to 10.1.0.0/24 oif b2 lookup 103
+		link del a2
+		link del b2
+	EOF
 }
 
 # per-policy module lifetime for the two socket families
 rds_load() { step vm_modprobe -a rds rds_rdma; }
 rds_unload() { step vm_modprobe -r rds_rdma rds; }
 smc_load() {
+	if [ "$rte_stock" != 1 ]; then
+		echo "$POLICY" > /sys/class/infiniband/rxea2/ports/1/roce_entropy &&
+			echo "$POLICY" > /sys/class/infiniband/rxeb2/ports/1/roce_entropy || return 1
+	fi
 	step vm_modprobe smc &&
 		step python3 "$rte_repo/tools/testing/tests/consumers.py" ueid ROCE-ENTROPY-TEST
 }
@@ -365,10 +437,15 @@ disagrees() {
 	[ $rc = 1 ]
 }
 
-# consumer NAME DESCRIPTION RULE FAMILIES: NAME's test under every policy.
+# consumer NAME DESCRIPTION RULE FAMILIES MIN [IFACE...]: NAME's test under
+# every policy: NAME_up, then per policy NAME_load (if any), NAME_data per
+# family, NAME_unload (if any), captured on r's IFACEs (default a1); at
+# least MIN connections per family, judged by RULE; NAME_judged (if any)
+# adds its own checks on the capture.  NAME_down at the end.
 consumer() {
-	local name=$1 what=$2 rule=$3 fams=$4 policy fam label ok failed=$KTAP_CNT_FAIL
+	local name=$1 what=$2 rule=$3 fams=$4 min=$5 policy fam label failed=$KTAP_CNT_FAIL
 
+	shift 5
 	case ",$CONSUMERS," in
 	*",$name,"*) ;;
 	*) return 0 ;;
@@ -379,46 +456,53 @@ consumer() {
 		return
 	fi
 	for policy in $POLICIES; do
-		label=$policy
+		POLICY=$policy label=$policy failed=$KTAP_CNT_FAIL
 		[ "$rte_stock" != 1 ] || label="linux (stock 6.12)"
 		if [ "$rte_stock" != 1 ] && ! step set_policy "$policy"; then
 			check "$what under $label: the ports take the policy" false
 			continue
 		fi
-		ok=0
-		capture_start "$name-$policy"
-		if declare -F "${name}_load" > /dev/null; then "${name}_load" || ok=1; fi
+		capture_start "$name-$policy" "$@"
+		if declare -F "${name}_load" > /dev/null; then
+			check "$what under $label: module loaded" "${name}_load"
+		fi
 		for fam in $fams; do
-			[ $ok = 0 ] || break
-			check "$what over IPv$fam under $label: data moved and checked" ${name}_data "$fam" || ok=1
+			[ "$KTAP_CNT_FAIL" = "$failed" ] || break
+			check "$what over IPv$fam under $label: data moved and checked" "${name}_data" "$fam"
 		done
 		if declare -F "${name}_unload" > /dev/null; then
-			check "$what under $label: module unloads" "${name}_unload" || ok=1
+			check "$what under $label: module unloads" "${name}_unload"
 		fi
 		capture_end
-		[ $ok = 0 ] || continue
+		[ "$KTAP_CNT_FAIL" = "$failed" ] || continue
 		"$TOOL" pcap "$CAP" --policy "$policy" --json > "$CAP.json" 2> "$CAP.err"
 		for fam in $fams; do
 			check "$what over IPv$fam under $label: every connection on its port (and flow label)" \
-				judged "$CAP" "$fam" "$rule" 1
+				judged "$CAP" "$fam" "$rule" "$min"
 		done
+		if declare -F "${name}_judged" > /dev/null; then
+			"${name}_judged" "$what under $label"
+		fi
 		check "$what under $label: the same capture judged under off disagrees" disagrees "$CAP" off
 	done
 	check "$what: torn down" "${name}_down"
 }
 
 dmesg_at=$(dmesg | wc -l)
+[ "$rte_stock" = 1 ] || read -r policy0 < /sys/class/infiniband/rxea/ports/1/roce_entropy
 check "the booted kernel's modules load on demand" modules_visible
 check "host lookups between A and B go through the router" via_router
 check "/etc and /var/lib writable for the daemons (overlays in the guest)" eval "writable /etc && writable /var/lib"
-consumer srp "SRP" cm_ports "4 6"
-consumer nfs "NFS over RDMA" cm_ports "4 6"
-consumer iser "iSER" cm_ports "4 6"
-consumer rds "RDS" cm_ports "4 6"
-consumer smc "SMC-R v2" qpns "4"
+consumer srp "SRP" cm_ports "4 6" 1
+consumer nfs "NFS over RDMA" cm_ports "4 6" 1
+consumer iser "iSER" cm_ports "4 6" 1
+consumer rds "RDS" cm_ports "4 6" 1
+consumer smc "SMC-R v2" qpns 4 2 a1 a3
 step via_router undo
-for o in "${OVERLAYS[@]}"; do
-	umount "$o"
+for m in "${UNMOUNT[@]}"; do
+	umount "$m"
 done
+# the ports' policy as the test found it (the next test may read it)
+[ "$rte_stock" = 1 ] || step set_policy "$policy0"
 check "no kernel report" kernel_reports "$dmesg_at"
 done_testing
