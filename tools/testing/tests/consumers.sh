@@ -4,12 +4,13 @@
 # client on A in one kernel, through the router: SRP (ib_srpt, ib_srp),
 # NFS over RDMA (nfsd's rdma listener, a proto=rdma mount), iSER (LIO's
 # ib_isert, open-iscsi over ib_iser), RDS (rds_rdma) and SMC-R v2.  Each
-# moves data and checks it (written and read back, or echoed, equal);
-# each policy of RTE_CONSUMER_POLICIES (default rfc; stock: linux, no
-# knob) gets a capture of its own per consumer, judged by roce-entropy
-# pcap: every connection agrees, CM MADs and data.  The first four use
-# rdma_cm (RC), so the CM-ports rule; SMC-R connects its QPs itself with
-# flow label 0, so the QPN rule.  RTE_CONSUMERS picks some.
+# moves data and checks it (written and read back, or echoed, equal).
+# Each policy of RTE_CONSUMER_POLICIES (default rfc; stock: linux, no
+# knob) gets one capture of every consumer's data path, judged by
+# roce-entropy pcap: each consumer's connections (CM MADs and data) agree,
+# and so does every other connection.  The first four use rdma_cm (RC),
+# so the CM-ports rule; SMC-R connects its QPs itself with flow label 0,
+# so the QPN rule.  RTE_CONSUMERS picks some.
 #
 # The NFS and iSCSI daemons are Debian's, unpacked and never installed
 # (tools/build/consumer-tools.sh); their state lives in overlays in the
@@ -367,20 +368,17 @@ smc_data() {
 	step python3 "$rte_repo/tools/testing/tests/consumers.py" smc "$B4:4100" "$A4:4101" $SMC_BYTES
 }
 
-# smc_judged WHAT: the link group's two links, each a connection of its
-# own device pair (judged above on its own QPNs' port).  Each rxe device
+# smc_links: the link group's two links, each a connection of its own
+# device pair (each judged on its own QPNs' port).  Each rxe device
 # numbers its QPs from the same start, so the two links' QPN pairs, and
 # then their ports, may well be equal; their addresses differ.
-smc_judged() {
-	check "$1: the link group has a link over each device pair" smc_links
-}
-
 smc_links() {
-	local first second
+	local sel="[.connections[] | select(${SELECT[smc]})]" first second
 
-	first=$(jq --arg a "$A4" '[.connections[] | select(.src == $a or .dst == $a)] | length' "$CAP.json")
-	second=$(jq --arg a "$A4_2" '[.connections[] | select(.src == $a or .dst == $a)] | length' "$CAP.json")
-	jq -r '.connections[] | "  link \(.src) <-> \(.dst): QPNs \(.qpns), UDP source port \(.udp_sports)"' "$CAP.json"
+	first=$(jq --arg a "$A4" "$sel | map(select(.src == \$a or .dst == \$a)) | length" "$CAP.json")
+	second=$(jq --arg a "$A4_2" "$sel | map(select(.src == \$a or .dst == \$a)) | length" "$CAP.json")
+	jq -r "$sel | .[] | \"  link \\(.src) <-> \\(.dst): QPNs \\(.qpns), UDP source port \\(.udp_sports)\"" \
+		"$CAP.json"
 	[ "$first" -ge 1 ] && [ "$second" -ge 1 ]
 }
 
@@ -401,10 +399,6 @@ smc_down() {
 rds_load() { step vm_modprobe -a rds rds_rdma; }
 rds_unload() { step vm_modprobe -r rds_rdma rds; }
 smc_load() {
-	if [ "$rte_stock" != 1 ]; then
-		echo "$POLICY" > /sys/class/infiniband/rxea2/ports/1/roce_entropy &&
-			echo "$POLICY" > /sys/class/infiniband/rxeb2/ports/1/roce_entropy || return 1
-	fi
 	step vm_modprobe smc &&
 		step python3 "$rte_repo/tools/testing/tests/consumers.py" ueid ROCE-ENTROPY-TEST
 }
@@ -412,80 +406,91 @@ smc_unload() { step vm_modprobe -r smc; }
 
 # ---- the verdict ----
 
-# judged CAPTURE FAMILY RULE MIN: CAPTURE's connections over IPv FAMILY:
-# at least MIN, every one agreeing with its policy, judged by RULE
-# (cm_ports or qpns), with data.
+# What each consumer is: its description, the rule its connections get,
+# its address families, the fewest connections per family, and which of a
+# capture's connections are its own (a jq condition).
+declare -A WHAT RULE FAMS MIN SELECT
+WHAT=([srp]="SRP" [nfs]="NFS over RDMA" [iser]="iSER" [rds]="RDS" [smc]="SMC-R v2")
+RULE=([srp]=cm_ports [nfs]=cm_ports [iser]=cm_ports [rds]=cm_ports [smc]=qpns)
+FAMS=([srp]="4 6" [nfs]="4 6" [iser]="4 6" [rds]="4 6" [smc]=4)
+MIN=([srp]=1 [nfs]=1 [iser]=1 [rds]=1 [smc]=2)
+SELECT=([srp]=".cm_ports[1] == $SRP_PORT" [nfs]=".cm_ports[1] == $NFS_PORT"
+	[iser]=".cm_ports[1] == $ISCSI_PORT"
+	[rds]=".cm_ports[1] == 18634 or .cm_ports[1] == 16385" [smc]=".cm_ports == null")
+
+# judged NAME FAMILY: NAME's connections over IPv FAMILY in the capture: at
+# least its MIN, every one agreeing with its policy, judged by its RULE,
+# with data.
 judged() {
 	local sel n bad
 
 	if [ "$2" = 6 ]; then sel='(.src | contains(":"))'; else sel='(.src | contains(":") | not)'; fi
-	sel="[.connections[] | select($sel)]"
-	n=$(jq "$sel | length" "$1.json")
-	bad=$(jq --arg rule "$3" "$sel | map(select(.verdict != \"ok\" or .mismatched != 0 or
+	sel="[.connections[] | select(($sel) and (${SELECT[$1]}))]"
+	n=$(jq "$sel | length" "$CAP.json")
+	bad=$(jq --arg rule "${RULE[$1]}" "$sel | map(select(.verdict != \"ok\" or .mismatched != 0 or
 		(.judged_by | index(\$rule) | not) or
-		.forward.data_packets + (.reverse.data_packets // 0) == 0)) | length" "$1.json")
-	echo "  IPv$2: $n connections, $bad not as predicted by $3"
-	[ "$n" -ge "$4" ] && [ "$bad" = 0 ]
+		.forward.data_packets + (.reverse.data_packets // 0) == 0)) | length" "$CAP.json")
+	echo "  ${WHAT[$1]}, IPv$2: $n connections, $bad not as predicted by ${RULE[$1]}"
+	[ "$n" -ge "${MIN[$1]}" ] && [ "$bad" = 0 ]
 }
 
-# disagrees CAPTURE POLICY: judged under POLICY, CAPTURE disagrees (exit 1):
-# the verdict above tells policies apart.
+# all_judged: every connection of the capture agrees, none is left over.
+all_judged() {
+	local n ok
+
+	n=$(jq '.connections | length' "$CAP.json")
+	ok=$(jq '[.connections[] | select(.verdict == "ok")] | length' "$CAP.json")
+	echo "  $n connections, $ok agree"
+	[ "$n" -gt 0 ] && [ "$n" = "$ok" ]
+}
+
+# disagrees POLICY: judged under POLICY, the capture disagrees (exit 1):
+# the verdict tells policies apart.
 disagrees() {
 	local rc=0
 
-	"$TOOL" pcap "$1" --policy "$2" > /dev/null 2>&1 || rc=$?
+	"$TOOL" pcap "$CAP" --policy "$1" > /dev/null 2>&1 || rc=$?
 	[ $rc = 1 ]
 }
 
-# consumer NAME DESCRIPTION RULE FAMILIES MIN [IFACE...]: NAME's test under
-# every policy: NAME_up, then per policy NAME_load (if any), NAME_data per
-# family, NAME_unload (if any), captured on r's IFACEs (default a1); at
-# least MIN connections per family, judged by RULE; NAME_judged (if any)
-# adds its own checks on the capture.  NAME_down at the end.
-consumer() {
-	local name=$1 what=$2 rule=$3 fams=$4 min=$5 policy fam label failed=$KTAP_CNT_FAIL
+# pass POLICY: POLICY on every port, then in one capture each consumer's
+# data path (NAME_load first and NAME_unload after, where a consumer has
+# them) over each of its families; each consumer's connections judged.
+pass() {
+	local policy=$1 label=$1 name fam ifs=(a1) dev
 
-	shift 5
-	case ",$CONSUMERS," in
-	*",$name,"*) ;;
-	*) return 0 ;;
-	esac
-	check "$what: set up" "${name}_up"
-	if [ "$KTAP_CNT_FAIL" != "$failed" ]; then
-		"${name}_down"
-		return
+	[ "$rte_stock" != 1 ] || label="linux (stock 6.12)"
+	if [ "$rte_stock" != 1 ]; then
+		for dev in /sys/class/infiniband/*/ports/1/roce_entropy; do
+			echo "+ echo $policy > $dev"
+			echo "$policy" > "$dev" || { check "$policy on every port" false; return; }
+		done
 	fi
-	for policy in $POLICIES; do
-		POLICY=$policy label=$policy failed=$KTAP_CNT_FAIL
-		[ "$rte_stock" != 1 ] || label="linux (stock 6.12)"
-		if [ "$rte_stock" != 1 ] && ! step set_policy "$policy"; then
-			check "$what under $label: the ports take the policy" false
-			continue
-		fi
-		capture_start "$name-$policy" "$@"
+	[[ " ${UP[*]} " != *" smc "* ]] || ifs+=(a3)
+	capture_start "consumers-$policy" "${ifs[@]}"
+	for name in "${UP[@]}"; do
 		if declare -F "${name}_load" > /dev/null; then
-			check "$what under $label: module loaded" "${name}_load"
+			check "${WHAT[$name]} under $label: module loaded" "${name}_load"
 		fi
-		for fam in $fams; do
-			[ "$KTAP_CNT_FAIL" = "$failed" ] || break
-			check "$what over IPv$fam under $label: data moved and checked" "${name}_data" "$fam"
+		for fam in ${FAMS[$name]}; do
+			check "${WHAT[$name]} over IPv$fam under $label: data moved and checked" "${name}_data" "$fam"
 		done
 		if declare -F "${name}_unload" > /dev/null; then
-			check "$what under $label: module unloads" "${name}_unload"
+			check "${WHAT[$name]} under $label: module unloads" "${name}_unload"
 		fi
-		capture_end
-		[ "$KTAP_CNT_FAIL" = "$failed" ] || continue
-		"$TOOL" pcap "$CAP" --policy "$policy" --json > "$CAP.json" 2> "$CAP.err"
-		for fam in $fams; do
-			check "$what over IPv$fam under $label: every connection on its port (and flow label)" \
-				judged "$CAP" "$fam" "$rule" "$min"
-		done
-		if declare -F "${name}_judged" > /dev/null; then
-			"${name}_judged" "$what under $label"
-		fi
-		check "$what under $label: the same capture judged under off disagrees" disagrees "$CAP" off
 	done
-	check "$what: torn down" "${name}_down"
+	capture_end
+	"$TOOL" pcap "$CAP" --policy "$policy" --json > "$CAP.json" 2> "$CAP.err"
+	for name in "${UP[@]}"; do
+		for fam in ${FAMS[$name]}; do
+			check "${WHAT[$name]} over IPv$fam under $label: every connection on its port (and flow label)" \
+				judged "$name" "$fam"
+		done
+	done
+	[[ " ${UP[*]} " != *" smc "* ]] ||
+		check "SMC-R v2 under $label: the link group has a link over each device pair" smc_links
+	check "under $label: every connection of the capture agrees" all_judged
+	check "under $label: the same capture judged under off disagrees" disagrees off
 }
 
 dmesg_at=$(dmesg | wc -l)
@@ -493,11 +498,23 @@ dmesg_at=$(dmesg | wc -l)
 check "the booted kernel's modules load on demand" modules_visible
 check "host lookups between A and B go through the router" via_router
 check "/etc and /var/lib writable for the daemons (overlays in the guest)" eval "writable /etc && writable /var/lib"
-consumer srp "SRP" cm_ports "4 6" 1
-consumer nfs "NFS over RDMA" cm_ports "4 6" 1
-consumer iser "iSER" cm_ports "4 6" 1
-consumer rds "RDS" cm_ports "4 6" 1
-consumer smc "SMC-R v2" qpns 4 2 a1 a3
+UP=()
+for name in srp nfs iser rds smc; do
+	[[ ",$CONSUMERS," == *",$name,"* ]] || continue
+	failed=$KTAP_CNT_FAIL
+	check "${WHAT[$name]}: set up" "${name}_up"
+	if [ "$KTAP_CNT_FAIL" = "$failed" ]; then
+		UP+=("$name")
+	else
+		"${name}_down"
+	fi
+done
+for policy in $POLICIES; do
+	pass "$policy"
+done
+for name in "${UP[@]}"; do
+	check "${WHAT[$name]}: torn down" "${name}_down"
+done
 step via_router undo
 for m in "${UNMOUNT[@]}"; do
 	umount "$m"
