@@ -260,18 +260,18 @@ iscsiadm() {
 }
 
 iser_up() {
-	local t=$CFG/iscsi/$IQN/tpgt_1 np a
+	local tpg=$CFG/iscsi/$IQN/tpgt_1 np a
 
 	step vm_modprobe -a target_core_mod iscsi_target_mod ib_isert ib_iser sd_mod crc32c &&
 		lio_ramdisk iser || return 1
-	mkdir -p "$t/lun/lun_0" && ln -s $CFG/core/rd_mcp_0/iser "$t/lun/lun_0/iser" || return 1
+	mkdir -p "$tpg/lun/lun_0" && ln -s $CFG/core/rd_mcp_0/iser "$tpg/lun/lun_0/iser" || return 1
 	for np in "$B4:$ISCSI_PORT" "[$B6]:$ISCSI_PORT"; do
-		mkdir "$t/np/$np" && echo 1 > "$t/np/$np/iser" || return 1
+		mkdir "$tpg/np/$np" && echo 1 > "$tpg/np/$np/iser" || return 1
 	done
 	for a in authentication=0 generate_node_acls=1 demo_mode_write_protect=0 cache_dynamic_acls=1; do
-		echo "${a#*=}" > "$t/attrib/${a%=*}" || return 1
+		echo "${a#*=}" > "$tpg/attrib/${a%=*}" || return 1
 	done
-	echo 1 > "$t/enable" || return 1
+	echo 1 > "$tpg/enable" || return 1
 	mkdir -p /etc/iscsi /run/lock/iscsi || return 1
 	cp "$TOOLROOT/etc/iscsi/iscsid.conf" /etc/iscsi/ &&
 		echo "InitiatorName=$IQN:a" > /etc/iscsi/initiatorname.iscsi || return 1
@@ -297,16 +297,16 @@ iser_data() {
 }
 
 iser_down() {
-	local t=$CFG/iscsi/$IQN/tpgt_1 np
+	local tpg=$CFG/iscsi/$IQN/tpgt_1 np
 
 	iscsiadm -k 0
 	wait_for 10 gone "$ISCSID"
-	echo 0 > "$t/enable"
+	echo 0 > "$tpg/enable"
 	for np in "$B4:$ISCSI_PORT" "[$B6]:$ISCSI_PORT"; do
-		rmdir "$t/np/$np"
+		rmdir "$tpg/np/$np"
 	done
-	rm -f "$t/lun/lun_0/iser"
-	rmdir "$t/lun/lun_0" "$t" "${t%/*}" $CFG/iscsi $CFG/core/rd_mcp_0/iser
+	rm -f "$tpg/lun/lun_0/iser"
+	rmdir "$tpg/lun/lun_0" "$tpg" "${tpg%/*}" $CFG/iscsi $CFG/core/rd_mcp_0/iser
 	step vm_modprobe -r ib_iser ib_isert iscsi_target_mod
 }
 
