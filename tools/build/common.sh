@@ -145,7 +145,7 @@ dist_release() {
 
 # What DKMS needs of the tree (make deb): the build, the
 # series and its new files.
-DKMS_FILES="Makefile dkms.conf LICENSE patches drivers include Documentation debian/changelog
+DKMS_FILES="Makefile dkms.conf LICENSE patches compat drivers include Documentation debian/changelog
 	tools/build/common.sh tools/build/modules.sh tools/build/version.sh
 	tools/build/kabi-check.sh tools/build/ko-crcs.py"
 
@@ -164,42 +164,57 @@ collect_modules() {
 	done
 }
 
-# stage_src [DIR]: DIR (default $BUILD/src) = the kernel's copies of
-# $TREE_DIRS, our new files on top, then patches/series applied in order.
-# Never built in.
+# apply_series DIR SERIES: the patches SERIES lists, from its directory,
+# applied to DIR in order; prints how many.
+apply_series() {
+	local p n=0 src=$1 series=$2
+	local dir=${series%/*} log=${1%/*}/patch.log
+
+	while read -r p; do
+		case $p in ''|'#'*) continue ;; esac
+		[ -f "$dir/$p" ] || die "${series#"$REPO"/} names $p, which is missing"
+		if ! patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$src" \
+			< "$dir/$p" > "$log" 2>&1; then
+			cat "$log" >&2
+			die "${dir#"$REPO"/}/$p does not apply to Linux $KVER ($KSRC) with the patches before it: refresh it"
+		fi
+		n=$((n + 1))
+	done < "$series"
+	echo "$n"
+}
+
+# stage_src [DIR [compat]]: DIR (default $BUILD/src) = the kernel's copies
+# of $TREE_DIRS, our new files on top, then patches/series applied in
+# order; with "compat", compat/series after them (the build for a
+# distribution's kernel, whose kABI it keeps: compat/README.md).  Never
+# built in.
 stage_src() {
-	local d p n=0 src=${1:-$BUILD/src}
-	local log=${src%/*}/patch.log
+	local d p f n src=${1:-$BUILD/src} compat=${2:-}
 
 	rm -rf "$src"
 	for d in $TREE_DIRS; do
 		mkdir -p "$src/$(dirname "$d")"
 		cp -a "$KSRC/$d" "$src/$d"
 	done
-	# IBK_ROCE_ENTROPY (patch 0001) takes bit 24 of the kernel capability
-	# flags; a kernel whose own flags use it (a stable update's) is refused
-	# before anything is built for it.
-	if sed -n '/^enum ib_kernel_cap_flags {/,/^};/p' "$src/include/rdma/ib_verbs.h" |
-		grep -Eq '<<[[:space:]]*24[^0-9]'; then
-		die "Linux $KVER ($KSRC) has a kernel capability flag of its own at bit 24, which patches/0001 gives IBK_ROCE_ENTROPY: move IBK_ROCE_ENTROPY to a free bit there"
-	fi
 	# the new files of the series
 	while read -r p f; do
 		case $p in ''|'#'*) continue ;; esac
 		mkdir -p "$src/$(dirname "$f")"
 		cp "$REPO/$f" "$src/$f"
 	done < "$REPO/patches/new-files"
-	while read -r p; do
-		case $p in ''|'#'*) continue ;; esac
-		[ -f "$REPO/patches/$p" ] || die "patches/series names $p, which is missing"
-		if ! patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$src" \
-			< "$REPO/patches/$p" > "$log" 2>&1; then
-			cat "$log" >&2
-			die "patches/$p does not apply to Linux $KVER ($KSRC): refresh it"
-		fi
-		n=$((n + 1))
-	done < "$REPO/patches/series"
-	say "staged $TREE_DIRS from Linux $KVER with $n patch(es) applied"
+	n="$(apply_series "$src" "$REPO/patches/series") patch(es)"
+	# IBK_ROCE_ENTROPY (patch 0001) takes the next free bit of the kernel
+	# capability flags; one that a stable update gave the same bit is
+	# refused before anything is built with it.
+	if [ "$(sed -n '/^enum ib_kernel_cap_flags {/,/^};/p' "$src/include/rdma/ib_verbs.h" |
+		sed -n 's/.*=[[:space:]]*1[[:space:]]*<<[[:space:]]*\([0-9]*\).*/\1/p' |
+		sort | uniq -d)" ]; then
+		die "Linux $KVER ($KSRC) has a kernel capability flag at the bit patches/0001 gives IBK_ROCE_ENTROPY: move IBK_ROCE_ENTROPY to a free bit there"
+	fi
+	if [ "$compat" = compat ]; then
+		n="$n and $(apply_series "$src" "$REPO/compat/series") of compat/"
+	fi
+	say "staged $TREE_DIRS from Linux $KVER with $n applied"
 }
 
 # sync_tree SRC DST [rsync options]: copy changed files only, so that make

@@ -7,7 +7,8 @@
 # build/debug with RTE_DEBUG=1 (the debug kernel).
 # KDIR=/lib/modules/<release>/build: against that installed kernel (its
 # headers package), with the sources of Debian's linux-source-6.12 (or
-# KSRC), into build/kdir/<release>/modules; what dkms.conf runs.  The
+# KSRC), with compat/ after the series (its kABI kept, compat/README.md),
+# into build/kdir/<release>/modules; what dkms.conf runs.  The
 # staged source and the build tree go to KDIR_WORK (default
 # build/kdir/<release>): DKMS's build directory is new for each version,
 # and a tree at one path across versions rebuilds only what changed.
@@ -50,7 +51,7 @@ kdir_modules() {
 	out=$BUILD/kdir/$rel
 	work=${KDIR_WORK:-$out}
 	tree=$work/tree
-	stage_src "$work/src"
+	stage_src "$work/src" compat
 	sync_tree "$work/src" "$tree"
 	# Trace headers include themselves through "../../drivers/..." from the
 	# kernel's include/trace, which the headers package has without

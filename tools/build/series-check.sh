@@ -21,7 +21,10 @@
 #     fires for every new file; this checks that it does not).
 # Then the patched Kconfig takes the test kernel's configuration with the
 # series' KUnit option, and the modules of the last step are copied to
-# build/modules: `make check` tests what this built.
+# build/modules: `make check` tests what this built.  Last, compat/ (the
+# build for a distribution kernel, compat/README.md) on the whole series:
+# it applies, the same W=1 build and sparse, checkpatch --strict on each of
+# its patches.
 #
 # The worktree and its objects stay in the cache; a file whose content is
 # what the last build saw keeps that build's timestamp, so a rerun rebuilds
@@ -56,8 +59,12 @@ mkdir -p "$SC" "$LOGS"
 exec 9> "$SC/lock"
 flock -n 9 || die "another series check is using $SC"
 
+# compat/: applied on the whole series for a distribution kernel's build.
+mapfile -t compats < <(sed -e '/^#/d' -e '/^$/d' -e "s|^|$REPO/compat/|" "$REPO/compat/series")
+
 tools_key="gcc $(gcc -dumpfullversion), $(sparse --version)"
-key=$( (cat "${patches[@]}" "$KBUILD/.config" "$0" "$REPO/tools/build/common.sh"
+key=$( (cat "${patches[@]}" "${compats[@]}" "$KBUILD/.config" "$0" \
+	"$REPO/tools/build/common.sh"
 	echo "$tools_key") | sha256sum | cut -c1-16)
 if [ "$(cat "$SC/passed" 2>/dev/null)" = "$key" ] && [ -f "$SC/ktap" ] &&
 	[ -f "$SC/modules/ib_core.ko" ]; then
@@ -70,8 +77,8 @@ if [ "$(cat "$SC/passed" 2>/dev/null)" = "$key" ] && [ -f "$SC/ktap" ] &&
 fi
 rm -f "$SC/passed"
 
-# The files the series touches or adds.
-series=$(sed -n 's|^+++ b/||p' "${patches[@]}" | sort -u)
+# The files the series or compat/ touches or adds.
+series=$(sed -n 's|^+++ b/||p' "${patches[@]}" "${compats[@]}" | sort -u)
 
 # reset_tree: $WT at the tag base; the objects of the last build stay.
 reset_tree() {
@@ -163,70 +170,17 @@ restore_state() {
 # ktap_rc RC DESCRIPTION: one KTAP result, "ok" when RC is 0.
 ktap_rc() {
 	if [ "$1" = 0 ]; then ktap_test_pass "$2"; else ktap_test_fail "$2"; fi
+	[ "$1" = 0 ] || failed=1
 }
 
-# checks_of PATCH: how many results one patch gives.
-checks_of() {
-	if grep -q '^new file mode' "$1"; then echo 4; else echo 3; fi
-}
+# build_checks LOG: the W=1 build of the tree as it is now and sparse on
+# the series' files it recompiles, logged to LOG; $bad says what failed,
+# empty when nothing did.
+build_checks() {
+	local m o f new undef log=$1
 
-plan=1
-for p in "${patches[@]}"; do
-	plan=$((plan + $(checks_of "$p")))
-done
-
-{
-ktap_print_header
-ktap_set_plan "$plan"
-reset_tree
-
-base_key=$(echo "$tools_key $(sha256sum < "$KBUILD/.config")" | sha256sum | cut -c1-16)
-if [ "$(cat "$SC/base.key" 2>/dev/null)" != "$base_key" ]; then
-	# Only what the comparison reads: pristine's warnings in the files the
-	# series changes (a header's come with any file that includes it).
-	say "series check: W=1 build and sparse of pristine $KVER's files that the series changes (once)" >&2
-	: > "$LOGS/base.log"
-	# shellcheck disable=SC2046
-	build "$LOGS/base.log" 2 $(series_objs) ||
-		{ tail -n 30 "$LOGS/base.log" >&2; die "pristine $KVER does not build"; }
-	record_state
-	warnings "$LOGS/base.log" > "$SC/base.warnings"
-	echo "$base_key" > "$SC/base.key"
-fi
-
-applied=1
-for p in "${patches[@]}"; do
-	name=$(basename "$p" .patch)
-	log=$LOGS/${name%%-*}.log
-	: > "$log"
-	if [ $applied = 0 ]; then
-		for i in $(seq "$(checks_of "$p")"); do
-			ktap_test_fail "$name: not tried, an earlier patch did not apply"
-		done
-		continue
-	fi
-	if ! git -C "$WT" am -q "$p" >> "$log" 2>&1; then
-		grep -E '^(error|fatal):' "$log" | sed 's/^/# /' || true
-		git -C "$WT" am --abort >/dev/null 2>&1 || true
-		ktap_test_fail "$name: git am on Linux $KVER with the patches before it"
-		applied=0
-		for i in $(seq $(($(checks_of "$p") - 1))); do
-			ktap_test_fail "$name: not tried, it does not apply"
-		done
-		continue
-	fi
-	ktap_test_pass "$name: git am on Linux $KVER with the patches before it"
-
-	# The object of a series C file that this step lacks must not be used
-	# stale.
-	restore_state
-	for f in $series; do
-		case $f in *.c) ;; *) continue ;; esac
-		[ -f "$WT/$f" ] ||
-			rm -f "$WT/${f%.c}.o" "$WT/$(dirname "$f")/.$(basename "${f%.c}").o.cmd"
-	done
-	say "series check: $name: W=1 build, sparse on the series' files it recompiles (log $log)" >&2
-	bad= checked=
+	bad=
+	checked=
 	if build "$log" 0; then
 		checked=$(rebuilt_objs "$log")
 		# shellcheck disable=SC2086
@@ -253,13 +207,85 @@ for p in "${patches[@]}"; do
 		undef=$(grep -E '^(WARNING|ERROR): modpost: .* undefined!$' "$log" || true)
 		[ -z "$undef" ] || { echo "$undef" | sed 's/^/# /'; bad="$bad undefined symbols (above);"; }
 	fi
-	ktap_rc "$([ -z "$bad" ]; echo $?)" \
-		"$name: W=1 build, sparse, no new warnings in the series' files, no undefined symbol${bad:+:$bad}"
+	[ -z "$bad" ]
+}
+
+# checkpatch PATCH NAME: one result, scripts/checkpatch.pl --strict.
+checkpatch() {
+	local out rc
 
 	out=$(cd "$KSRC" && scripts/checkpatch.pl --strict --quiet \
-		--ignore FILE_PATH_CHANGES "$p" 2>&1) && rc=0 || rc=$?
+		--ignore FILE_PATH_CHANGES "$1" 2>&1) && rc=0 || rc=$?
 	[ -z "$out" ] || echo "$out" | sed 's/^/# /'
-	ktap_rc "$([ "$rc" = 0 ] && [ -z "$out" ]; echo $?)" "$name: checkpatch --strict"
+	ktap_rc "$([ "$rc" = 0 ] && [ -z "$out" ]; echo $?)" "$2: checkpatch --strict"
+}
+
+
+# checks_of PATCH: how many results one patch gives.
+checks_of() {
+	if grep -q '^new file mode' "$1"; then echo 4; else echo 3; fi
+}
+
+plan=$((1 + 2 + ${#compats[@]}))
+for p in "${patches[@]}"; do
+	plan=$((plan + $(checks_of "$p")))
+done
+
+{
+ktap_print_header
+ktap_set_plan "$plan"
+reset_tree
+
+base_key=$(echo "$tools_key $(sha256sum < "$KBUILD/.config")" | sha256sum | cut -c1-16)
+if [ "$(cat "$SC/base.key" 2>/dev/null)" != "$base_key" ]; then
+	# Only what the comparison reads: pristine's warnings in the files the
+	# series changes (a header's come with any file that includes it).
+	say "series check: W=1 build and sparse of pristine $KVER's files that the series changes (once)" >&2
+	: > "$LOGS/base.log"
+	# shellcheck disable=SC2046
+	build "$LOGS/base.log" 2 $(series_objs) ||
+		{ tail -n 30 "$LOGS/base.log" >&2; die "pristine $KVER does not build"; }
+	record_state
+	warnings "$LOGS/base.log" > "$SC/base.warnings"
+	echo "$base_key" > "$SC/base.key"
+fi
+
+applied=1 failed=0
+for p in "${patches[@]}"; do
+	name=$(basename "$p" .patch)
+	log=$LOGS/${name%%-*}.log
+	: > "$log"
+	if [ $applied = 0 ]; then
+		for i in $(seq "$(checks_of "$p")"); do
+			ktap_test_fail "$name: not tried, an earlier patch did not apply"
+		done
+		continue
+	fi
+	if ! git -C "$WT" am -q "$p" >> "$log" 2>&1; then
+		grep -E '^(error|fatal):' "$log" | sed 's/^/# /' || true
+		git -C "$WT" am --abort >/dev/null 2>&1 || true
+		ktap_test_fail "$name: git am on Linux $KVER with the patches before it"
+		applied=0 failed=1
+		for i in $(seq $(($(checks_of "$p") - 1))); do
+			ktap_test_fail "$name: not tried, it does not apply"
+		done
+		continue
+	fi
+	ktap_test_pass "$name: git am on Linux $KVER with the patches before it"
+
+	# The object of a series C file that this step lacks must not be used
+	# stale.
+	restore_state
+	for f in $series; do
+		case $f in *.c) ;; *) continue ;; esac
+		[ -f "$WT/$f" ] ||
+			rm -f "$WT/${f%.c}.o" "$WT/$(dirname "$f")/.$(basename "${f%.c}").o.cmd"
+	done
+	say "series check: $name: W=1 build, sparse on the series' files it recompiles (log $log)" >&2
+	build_checks "$log" && rc=0 || rc=1
+	ktap_rc $rc "$name: W=1 build, sparse, no new warnings in the series' files, no undefined symbol${bad:+:$bad}"
+
+	checkpatch "$p" "$name"
 
 	if grep -q '^new file mode' "$p"; then
 		bad=
@@ -297,13 +323,40 @@ if [ $applied = 1 ]; then
 else
 	ktap_test_fail "the patched Kconfig: not tried, a patch did not apply"
 fi
+
+# compat/ on the whole series, as a distribution kernel's build has it
+# (compat/README.md), once the series' own modules are kept: make check
+# tests those.
+if [ $failed = 0 ]; then
+	collect_modules "$WT" "$SC/modules"
+	log=$LOGS/compat.log
+	: > "$log"
+	for c in "${compats[@]}"; do
+		git -C "$WT" apply "$c" >> "$log" 2>&1 || { failed=1; break; }
+	done
+	if [ $failed = 0 ]; then
+		ktap_test_pass "compat: its ${#compats[@]} patch(es) apply on the series"
+		say "series check: compat: W=1 build, sparse on the files it recompiles (log $log)" >&2
+		build_checks "$log" && rc=0 || rc=1
+		ktap_rc $rc "compat: W=1 build, sparse, no new warnings in the series' files, no undefined symbol${bad:+:$bad}"
+	else
+		grep -E '^(error|fatal):' "$log" | sed 's/^/# /' || true
+		ktap_test_fail "compat: ${c#"$REPO"/} does not apply on the series and the compat patches before it"
+		ktap_test_fail "compat: not built, it does not apply"
+	fi
+else
+	ktap_test_fail "compat: not tried, the series did not pass"
+	ktap_test_fail "compat: not built, the series did not pass"
+fi
+for c in "${compats[@]}"; do
+	checkpatch "$c" "compat/${c##*/}"
+done
 ktap_print_totals
 } | tee "$SC/ktap.tmp"
 
 [ "${PIPESTATUS[0]}" = 0 ] || exit 1
 grep -q '^not ok' "$SC/ktap.tmp" && exit 1
 
-collect_modules "$WT" "$SC/modules"
 rm -rf "$MODBUILD/modules"
 cp -a "$SC/modules" "$MODBUILD/modules"
 mv "$SC/ktap.tmp" "$SC/ktap"
