@@ -192,17 +192,6 @@ static unsigned int roce_repath = RDMA_REPATH_OFF;
 /* Set once ib_core is up: from then on a bad module parameter is refused. */
 static bool rdma_entropy_live;
 
-/*
- * IBK_ROCE_ENTROPY is far above the flags 6.12 has, so that one a stable
- * update adds takes another bit; tools/build checks the target kernel's
- * header for it before building.
- */
-static_assert(!(IBK_ROCE_ENTROPY &
-		(IBK_LOCAL_DMA_LKEY | IBK_INTEGRITY_HANDOVER |
-		 IBK_ON_DEMAND_PAGING | IBK_SG_GAPS_REG | IBK_ALLOW_USER_UNREG |
-		 IBK_BLOCK_MULTICAST_LOOPBACK | IBK_UD_TSO |
-		 IBK_VIRTUAL_FUNCTION | IBK_RDMA_NETDEV_OPA)));
-
 static DEFINE_XARRAY(rdma_entropy_devs);
 
 /*
