@@ -64,8 +64,9 @@ cmake_init() {
 # needed.  With "rdma" (builds against an installed kernel, DKMS) the RDMA
 # directories and KTAP's helpers are enough: unless the whole tree is there
 # already, only those are extracted, into $CACHE/src-rdma-<size>-<mtime>
-# of the tarball, so that the directories of another version never stand
-# in for this one's (those unused for 30 days go).
+# of the tarball-<hash of what is extracted>, so that the directories of
+# another version, or fewer of them, never stand in for this one's (those
+# unused for 30 days go).
 # RTE_KSRC_TARBALL: another linux-source-6.12 tarball than /usr/src's (the
 # package's kernel hook: the source of the kernel's exact version).
 ksrc_init() {
@@ -78,9 +79,9 @@ ksrc_init() {
 			{ [ -n "${RTE_KSRC_TARBALL:-}" ] || [ ! -f "$KSRC/.extracted" ]; }; then
 			[ -f "$tarball" ] ||
 				die "$tarball is missing: install linux-source-6.12 or set KSRC= to a 6.12 tree"
-			dir=$CACHE/src-rdma-$(stat -c '%s-%Y' "$tarball")
-			KSRC=$dir/$top
 			what=$(for d in Makefile $TREE_DIRS $KTAP_HELPERS; do echo "$top/$d"; done)
+			dir=$CACHE/src-rdma-$(stat -c '%s-%Y' "$tarball")-$(echo "$what" | sha256sum | cut -c1-8)
+			KSRC=$dir/$top
 			mkdir -p "$dir"
 			touch "$dir"
 			find "$CACHE" -maxdepth 1 -name 'src-rdma-*' ! -path "$dir" -mtime +30 \
@@ -123,9 +124,10 @@ ksrc_init() {
 	GITBASE=$CACHE/git-tree-$KVER-$(echo "$TREE_DIRS" | sha256sum | cut -c1-8)
 }
 
-# Kernel directories the series touches; the build copies only these.
+# Kernel directories and files the series touches; the build copies only
+# these.
 TREE_DIRS="drivers/infiniband include/rdma include/linux/mlx5 Documentation/infiniband
-	Documentation/ABI/stable"
+	MAINTAINERS"
 TREE_DIRS=$(echo $TREE_DIRS)
 KTAP_HELPERS=tools/testing/selftests/kselftest/ktap_helpers.sh
 

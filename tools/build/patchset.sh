@@ -66,7 +66,7 @@ while read -r p f rest; do
 	[ -z "${owner[$f]:-}" ] || die "patches/new-files: $f is listed twice"
 	owner[$f]=$p
 done < "$NEWFILES"
-for f in $(cd "$REPO" && find include drivers Documentation/infiniband -type f | sort); do
+for f in $(cd "$REPO" && find include drivers Documentation/infiniband Documentation/ABI -type f | sort); do
 	[ -n "${owner[$f]:-}" ] || die "$f is in no patch: add it to patches/new-files"
 done
 

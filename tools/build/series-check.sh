@@ -16,9 +16,12 @@
 #     line numbers: 6.12 has W=1 and sparse warnings of its own), no symbol
 #     left undefined;
 #   - scripts/checkpatch.pl --strict;
-#   - scripts/get_maintainer.pl: linux-rdma for every file the patch adds
-#     (checkpatch's FILE_PATH_CHANGES, "does MAINTAINERS need updating?",
-#     fires for every new file; this checks that it does not).
+#   - scripts/get_maintainer.pl, on the MAINTAINERS of that step: linux-rdma
+#     for every file the patch adds (checkpatch's FILE_PATH_CHANGES, "does
+#     MAINTAINERS need updating?", fires for every new file; this checks
+#     that it does not);
+#   - scripts/get_abi.pl validate, for a patch that touches
+#     Documentation/ABI: its entries parse.
 # Then the patched Kconfig takes the test kernel's configuration with the
 # series' KUnit option, and the modules of the last step are copied to
 # build/modules: `make check` tests what this built.  Last, compat/ (the
@@ -223,7 +226,11 @@ checkpatch() {
 
 # checks_of PATCH: how many results one patch gives.
 checks_of() {
-	if grep -q '^new file mode' "$1"; then echo 4; else echo 3; fi
+	local n=3
+
+	grep -q '^new file mode' "$1" && n=$((n + 1))
+	grep -q '^+++ b/Documentation/ABI/' "$1" && n=$((n + 1))
+	echo $n
 }
 
 plan=$((1 + 2 + ${#compats[@]}))
@@ -291,11 +298,18 @@ for p in "${patches[@]}"; do
 		bad=
 		for f in $(git -C "$WT" diff --name-only --diff-filter=A HEAD~1 HEAD); do
 			out=$(cd "$KSRC" && printf -- '--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+\n' "$f" |
-				scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats 2>/dev/null) || true
+				scripts/get_maintainer.pl --mpath "$WT/MAINTAINERS" \
+				--no-git --no-git-fallback --no-rolestats 2>/dev/null) || true
 			grep -qx 'linux-rdma@vger.kernel.org' <<< "$out" || bad="$bad $f"
 		done
 		ktap_rc "$([ -z "$bad" ]; echo $?)" \
 			"$name: get_maintainer.pl: linux-rdma for its new files${bad:+; not:$bad}"
+	fi
+
+	if grep -q '^+++ b/Documentation/ABI/' "$p"; then
+		out=$(cd "$KSRC" && scripts/get_abi.pl --dir "$WT/Documentation/ABI" validate 2>&1)
+		[ -z "$out" ] || echo "$out" | sed 's/^/# /'
+		ktap_rc "$([ -z "$out" ]; echo $?)" "$name: get_abi.pl validate: its ABI entries parse"
 	fi
 done
 
