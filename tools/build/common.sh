@@ -126,7 +126,7 @@ ksrc_init() {
 
 # Kernel directories and files the series touches; the build copies only
 # these.
-TREE_DIRS="drivers/infiniband include/rdma include/linux/mlx5 Documentation/infiniband
+TREE_DIRS="drivers/infiniband include/rdma include/uapi/rdma include/linux/mlx5 Documentation/infiniband
 	MAINTAINERS"
 TREE_DIRS=$(echo $TREE_DIRS)
 KTAP_HELPERS=tools/testing/selftests/kselftest/ktap_helpers.sh

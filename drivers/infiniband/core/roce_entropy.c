@@ -308,6 +308,51 @@ enum rdma_entropy_policy rdma_port_entropy(struct ib_device *dev, u32 port)
 EXPORT_SYMBOL(rdma_port_entropy);
 
 /**
+ * rdma_entropy_set_port - set the entropy policy of a port
+ * @dev: the device
+ * @port: the port number; any value is safe
+ * @policy: the policy, one of enum rdma_entropy_policy
+ *
+ * For the port's knob and rdma netlink.  QPs, AHs and rdma_cm connections
+ * that have their address keep what they got.
+ *
+ * Return: 0, or -ENODEV when the port has no policy: an invalid port, or a
+ * device that does not follow the policy.
+ */
+int rdma_entropy_set_port(struct ib_device *dev, u32 port,
+			  enum rdma_entropy_policy policy)
+{
+	struct rdma_entropy_port *p;
+
+	rcu_read_lock();
+	p = rdma_entropy_port_rcu(dev, port);
+	if (p)
+		WRITE_ONCE(p->policy, policy);
+	rcu_read_unlock();
+
+	return p ? 0 : -ENODEV;
+}
+
+/**
+ * rdma_entropy_default - the policy devices start with when they register
+ */
+enum rdma_entropy_policy rdma_entropy_default(void)
+{
+	return READ_ONCE(roce_entropy);
+}
+
+/**
+ * rdma_entropy_set_default - set the policy of devices registered from now on
+ * @policy: the policy, one of enum rdma_entropy_policy
+ *
+ * The module parameter roce_entropy is the same setting.
+ */
+void rdma_entropy_set_default(enum rdma_entropy_policy policy)
+{
+	WRITE_ONCE(roce_entropy, policy);
+}
+
+/**
  * rdma_port_repath - the re-path setting of a port
  * @dev: the device
  * @port: the port number; any value is safe: an invalid port, or a port of
@@ -480,20 +525,15 @@ VISIBLE_IF_KUNIT ssize_t roce_entropy_store(struct ib_device *ibdev,
 					    struct ib_port_attribute *attr,
 					    const char *buf, size_t count)
 {
-	struct rdma_entropy_port *p;
-	int policy;
+	int policy, ret;
 
 	policy = roce_entropy_store_parse(rdma_entropy_parse, buf, count);
 	if (policy < 0)
 		return policy;
 
-	rcu_read_lock();
-	p = rdma_entropy_port_rcu(ibdev, port_num);
-	if (p)
-		WRITE_ONCE(p->policy, policy);
-	rcu_read_unlock();
+	ret = rdma_entropy_set_port(ibdev, port_num, policy);
 
-	return p ? count : -ENODEV;
+	return ret ?: count;
 }
 EXPORT_SYMBOL_IF_KUNIT(roce_entropy_store);
 
@@ -542,8 +582,7 @@ static struct attribute *roce_entropy_attrs[] = {
  * RoCE v2 ports, which carry a UDP header to put the entropy in, of devices
  * whose driver follows the policy (IBK_ROCE_ENTROPY).
  */
-VISIBLE_IF_KUNIT bool rdma_entropy_port_has_knob(struct ib_device *dev,
-						 u32 port)
+bool rdma_entropy_port_has_knob(struct ib_device *dev, u32 port)
 {
 	return (dev->attrs.kernel_cap_flags & IBK_ROCE_ENTROPY) &&
 	       rdma_protocol_roce_udp_encap(dev, port);

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RoCE v2 entropy policy over rdma netlink: a port's policy in
+ * RDMA_NLDEV_CMD_PORT_GET and RDMA_NLDEV_CMD_SET, the policy of devices yet
+ * to register in RDMA_NLDEV_CMD_SYS_GET and RDMA_NLDEV_CMD_SYS_SET.  The
+ * same settings as the ports' roce_entropy files and the module parameter
+ * (roce_entropy.c); nldev.c calls in here.
+ */
+
+#include <net/netlink.h>
+#include <rdma/rdma_netlink.h>
+
+#include "core_priv.h"
+
+/* The uAPI's values are the policies' own. */
+static_assert((int)RDMA_NL_ROCE_ENTROPY_LINUX == (int)RDMA_ENTROPY_LINUX &&
+	      (int)RDMA_NL_ROCE_ENTROPY_OFF == (int)RDMA_ENTROPY_OFF &&
+	      (int)RDMA_NL_ROCE_ENTROPY_RFC == (int)RDMA_ENTROPY_RFC &&
+	      (int)RDMA_NL_ROCE_ENTROPY_MIX == (int)RDMA_ENTROPY_MIX &&
+	      (int)RDMA_NL_ROCE_ENTROPY_MIX + 1 == (int)RDMA_ENTROPY_NR);
+
+/**
+ * rdma_entropy_nl_fill_port - a port's policy in its PORT_GET message
+ * @msg: the message
+ * @dev: the device
+ * @port: a valid port number
+ *
+ * Only ports that have the roce_entropy knob have a policy to show.
+ */
+int rdma_entropy_nl_fill_port(struct sk_buff *msg, struct ib_device *dev,
+			      u32 port)
+{
+	if (!rdma_entropy_port_has_knob(dev, port))
+		return 0;
+
+	return nla_put_u8(msg, RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY,
+			  rdma_port_entropy(dev, port));
+}
+
+/**
+ * rdma_entropy_nl_set_port - RDMA_NLDEV_CMD_SET of a port's policy
+ * @dev: the device of RDMA_NLDEV_ATTR_DEV_INDEX
+ * @tb: the parsed attributes, RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY among them
+ *      (its range checked by nldev's policy)
+ * @net: the network namespace of the request
+ * @extack: the error message
+ *
+ * As the knob, only in the device's own network namespace: in shared mode
+ * another namespace sees the device but does not own its ports.
+ */
+int rdma_entropy_nl_set_port(struct ib_device *dev, struct nlattr *tb[],
+			     const struct net *net,
+			     struct netlink_ext_ack *extack)
+{
+	u32 port;
+
+	if (!tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
+		NL_SET_ERR_MSG(extack, "A RoCE v2 entropy policy needs a port index");
+		return -EINVAL;
+	}
+	port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+	if (!rdma_is_port_valid(dev, port)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[RDMA_NLDEV_ATTR_PORT_INDEX],
+				    "No such port");
+		return -EINVAL;
+	}
+	if (!net_eq(net, read_pnet(&dev->coredev.rdma_net))) {
+		NL_SET_ERR_MSG(extack,
+			       "The device's ports are set from its own network namespace");
+		return -EPERM;
+	}
+	if (!rdma_entropy_port_has_knob(dev, port)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[RDMA_NLDEV_ATTR_PORT_INDEX],
+				    "The port has no RoCE v2 entropy policy");
+		return -EOPNOTSUPP;
+	}
+
+	return rdma_entropy_set_port(dev, port,
+				     nla_get_u8(tb[RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY]));
+}
+
+/**
+ * rdma_entropy_nl_fill_sys - the default policy in a SYS_GET message
+ * @msg: the message
+ */
+int rdma_entropy_nl_fill_sys(struct sk_buff *msg)
+{
+	return nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY,
+			  rdma_entropy_default());
+}
+
+/**
+ * rdma_entropy_nl_set_sys - RDMA_NLDEV_CMD_SYS_SET of the default policy
+ * @tb: the parsed attributes, RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY among them
+ *      (its range checked by nldev's policy)
+ *
+ * Devices registered from now on start with it; those registered keep
+ * their ports' policies.
+ */
+int rdma_entropy_nl_set_sys(struct nlattr *tb[])
+{
+	rdma_entropy_set_default(nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY]));
+	return 0;
+}
