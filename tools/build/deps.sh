@@ -20,7 +20,7 @@
 
 TOOLS_PACKAGES="
 	cmake g++ pkg-config libpcap-dev libcli11-dev nlohmann-json3-dev
-	librdmacm-dev libibverbs-dev
+	librdmacm-dev libibverbs-dev libmnl-dev
 	libgtest-dev libgmock-dev libbenchmark-dev clang-format ccache
 "
 FUZZ_PACKAGES="clang libclang-rt-14-dev"

@@ -24,7 +24,8 @@
 #     Documentation/ABI: its entries parse.
 # Then the patched Kconfig takes the test kernel's configuration with the
 # series' KUnit option, and the modules of the last step are copied to
-# build/modules: `make check` tests what this built.  Last, compat/ (the
+# build/modules: `make check` tests what this built; the C++ tool's rdma
+# netlink values compile against the patched uAPI header.  Last, compat/ (the
 # build for a distribution kernel, compat/README.md) on the whole series:
 # it applies, the same W=1 build and sparse, checkpatch --strict on each of
 # its patches.
@@ -62,12 +63,35 @@ mkdir -p "$SC" "$LOGS"
 exec 9> "$SC/lock"
 flock -n 9 || die "another series check is using $SC"
 
+# uapi_agrees: the tool's rdma netlink values (tools/roce-entropy,
+# nl/rdma_nl.h) are those of the patched uAPI header, compiled together.
+uapi_agrees() {
+	local d=$SC/uapi-check
+
+	rm -rf "$d"
+	mkdir -p "$d/rdma"
+	cp "$WT/include/uapi/rdma/rdma_netlink.h" "$d/rdma/"
+	cat > "$d/check.cpp" <<-'EOF'
+		#include <rdma/rdma_netlink.h>
+		#include "nl/rdma_nl.h"
+		using namespace roce;
+		static_assert(nl::kAttrPortRoceEntropy == RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY);
+		static_assert(nl::kSysAttrRoceEntropy == RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY);
+		static_assert(nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_LINUX) == Policy::Linux);
+		static_assert(nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_OFF) == Policy::Off);
+		static_assert(nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_RFC) == Policy::Rfc);
+		static_assert(nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_MIX) == Policy::Mix);
+		static_assert(!nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_MIX + 1));
+	EOF
+	g++ -std=c++20 -fsyntax-only -I "$d" -I "$REPO/tools/roce-entropy/lib" "$d/check.cpp"
+}
+
 # compat/: applied on the whole series for a distribution kernel's build.
 mapfile -t compats < <(sed -e '/^#/d' -e '/^$/d' -e "s|^|$REPO/compat/|" "$REPO/compat/series")
 
 tools_key="gcc $(gcc -dumpfullversion), $(sparse --version)"
 key=$( (cat "${patches[@]}" "${compats[@]}" "$KBUILD/.config" "$0" \
-	"$REPO/tools/build/common.sh"
+	"$REPO/tools/build/common.sh" "$REPO/tools/roce-entropy/lib/nl/rdma_nl.h"
 	echo "$tools_key") | sha256sum | cut -c1-16)
 if [ "$(cat "$SC/passed" 2>/dev/null)" = "$key" ] && [ -f "$SC/ktap" ] &&
 	[ -f "$SC/modules/ib_core.ko" ]; then
@@ -233,7 +257,7 @@ checks_of() {
 	echo $n
 }
 
-plan=$((1 + 2 + ${#compats[@]}))
+plan=$((2 + 2 + ${#compats[@]}))
 for p in "${patches[@]}"; do
 	plan=$((plan + $(checks_of "$p")))
 done
@@ -334,8 +358,11 @@ kconfig_ok() {
 if [ $applied = 1 ]; then
 	kconfig_ok && rc=0 || rc=1
 	ktap_rc $rc "the patched Kconfig takes the test configuration and CONFIG_$KUNIT_OPT=m"
+	uapi_agrees 2>&1 | sed 's/^/# /'
+	ktap_rc "${PIPESTATUS[0]}" "roce-entropy's rdma netlink values are the patched uAPI's"
 else
 	ktap_test_fail "the patched Kconfig: not tried, a patch did not apply"
+	ktap_test_fail "roce-entropy's rdma netlink values: not tried, a patch did not apply"
 fi
 
 # compat/ on the whole series, as a distribution kernel's build has it

@@ -137,6 +137,35 @@ CLI::App *add_status(CLI::App &app, StatusArgs &a)
 	return cmd;
 }
 
+// policy show|set|default: each its own subcommand, ACTION the one parsed
+// (show without one).
+CLI::App *add_policy(CLI::App &app, PolicyArgs &a)
+{
+	auto *cmd = app.add_subcommand(
+	    "policy", "show or set the RoCE v2 entropy policies over rdma netlink (exit 2 when "
+	              "the kernel refuses)");
+	cmd->require_subcommand(0, 1);
+	auto *show = cmd->add_subcommand("show", "every port's policy and the default (the "
+	                                         "default without a subcommand)");
+	show->add_option("target", a.target, "only this device or port")->type_name("DEV[/PORT]");
+	show->add_flag("--json", a.json, "print JSON");
+	auto *set = cmd->add_subcommand("set", "set a port's policy");
+	set->add_option("port", a.target, "the port")->type_name("DEV/PORT")->required();
+	set->add_option("policy", a.policy, "off, rfc, mix or linux")->required();
+	set->add_flag("--json", a.json, "print what was set as JSON");
+	auto *def = cmd->add_subcommand(
+	    "default", "show or set the policy devices start with when they register");
+	def->add_option("policy", a.policy, "off, rfc, mix or linux (none: show it)");
+	def->add_flag("--json", a.json, "print JSON");
+	cmd->add_flag("--json", a.json, "print JSON");
+	cmd->parse_complete_callback([cmd, &a] {
+		a.action = "show";
+		for (const auto *sub : cmd->get_subcommands())
+			a.action = sub->get_name();
+	});
+	return cmd;
+}
+
 } // namespace
 
 int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
@@ -151,6 +180,7 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	EcmpReportArgs ecmp_args;
 	AuditArgs audit_args;
 	StatusArgs status_args;
+	PolicyArgs policy_args;
 
 	app.require_subcommand(1);
 	const auto *fl_cmd = add_flow_label(app, fl_args);
@@ -160,7 +190,10 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	const auto *ecmp_cmd = add_ecmp_report(app, ecmp_args);
 	const auto *audit_sub = add_audit(app, audit_args);
 	const auto *status_sub = add_status(app, status_args);
+	const auto *policy_sub = add_policy(app, policy_args);
 	return run_app(app, argc, argv, out, err, [&] {
+		if (policy_sub->parsed())
+			return policy_cmd(policy_args, out);
 		if (pcap_sub->parsed())
 			return pcap_cmd(pcap_args, out);
 		if (ecmp_cmd->parsed())

@@ -69,4 +69,13 @@ struct StatusArgs {
 };
 int status_cmd(const StatusArgs &args, std::ostream &out);
 
+// policy: the RoCE v2 entropy policies over rdma netlink.  ACTION is
+// "show" (TARGET: empty, DEV or DEV/PORT), "set" (TARGET DEV/PORT, POLICY)
+// or "default" (POLICY: empty to show it).
+struct PolicyArgs {
+	std::string action, target, policy;
+	bool json = false;
+};
+int policy_cmd(const PolicyArgs &args, std::ostream &out);
+
 } // namespace roce

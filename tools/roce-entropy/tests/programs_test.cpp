@@ -225,7 +225,7 @@ TEST(Programs, UnknownCommandIsNamed)
 	auto r = run("roce-entropy", {"frobnicate"});
 	EXPECT_EQ(r.status, 2);
 	EXPECT_NE(r.err.find("unknown command 'frobnicate' (flow-label, udp-sport, simulate, "
-	                     "pcap, ecmp-report, audit, status)"),
+	                     "pcap, ecmp-report, audit, status, policy)"),
 	          std::string::npos)
 	    << r.err;
 	r = run("roce-ping", {"serve"});

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "nl/rdma_nl.h"
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace roce::nl
+{
+namespace
+{
+
+nlmsghdr *request(std::span<std::byte> buf, std::uint32_t seq, int op, std::uint16_t flags)
+{
+	nlmsghdr *nlh = mnl_nlmsg_put_header(buf.data());
+	nlh->nlmsg_type = static_cast<std::uint16_t>(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op));
+	nlh->nlmsg_flags = static_cast<std::uint16_t>(NLM_F_REQUEST | flags);
+	nlh->nlmsg_seq = seq;
+	return nlh;
+}
+
+// The attributes of an nldev message, by type; the last of a type wins.
+struct Attrs {
+	const nlattr *dev_index = nullptr, *dev_name = nullptr, *port = nullptr;
+	const nlattr *port_policy = nullptr, *sys_policy = nullptr;
+};
+
+int collect(const nlattr *attr, void *data)
+{
+	auto *a = static_cast<Attrs *>(data);
+	switch (mnl_attr_get_type(attr)) {
+	case RDMA_NLDEV_ATTR_DEV_INDEX:
+		a->dev_index = attr;
+		break;
+	case RDMA_NLDEV_ATTR_DEV_NAME:
+		a->dev_name = attr;
+		break;
+	case RDMA_NLDEV_ATTR_PORT_INDEX:
+		a->port = attr;
+		break;
+	case kAttrPortRoceEntropy:
+		a->port_policy = attr;
+		break;
+	case kSysAttrRoceEntropy:
+		a->sys_policy = attr;
+		break;
+	default:
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+Attrs attrs_of(const nlmsghdr *nlh)
+{
+	Attrs a;
+	if (mnl_attr_parse(nlh, 0, collect, &a) != MNL_CB_OK)
+		throw std::runtime_error("rdma netlink: a malformed message");
+	return a;
+}
+
+std::uint32_t u32_of(const nlattr *attr, const char *what)
+{
+	if (!attr || mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+		throw std::runtime_error(std::string("rdma netlink: no ") + what + " in the reply");
+	return mnl_attr_get_u32(attr);
+}
+
+std::optional<std::uint8_t> u8_of(const nlattr *attr)
+{
+	if (!attr)
+		return std::nullopt;
+	if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+		throw std::runtime_error("rdma netlink: a RoCE v2 entropy policy that is not a u8");
+	return mnl_attr_get_u8(attr);
+}
+
+// The extended ack's message, if any.
+int ack_msg(const nlattr *attr, void *data)
+{
+	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
+	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) >= 0)
+		*static_cast<std::string *>(data) = mnl_attr_get_str(attr);
+	return MNL_CB_OK;
+}
+
+} // namespace
+
+nlmsghdr *dev_dump_request(std::span<std::byte> buf, std::uint32_t seq)
+{
+	return request(buf, seq, RDMA_NLDEV_CMD_GET, NLM_F_DUMP);
+}
+
+nlmsghdr *port_dump_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index)
+{
+	nlmsghdr *nlh = request(buf, seq, RDMA_NLDEV_CMD_PORT_GET, NLM_F_DUMP);
+	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	return nlh;
+}
+
+nlmsghdr *port_set_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index,
+                           std::uint32_t port, Policy policy)
+{
+	nlmsghdr *nlh = request(buf, seq, RDMA_NLDEV_CMD_SET, NLM_F_ACK);
+	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	mnl_attr_put_u8(nlh, kAttrPortRoceEntropy, policy_to_nl(policy));
+	return nlh;
+}
+
+nlmsghdr *sys_get_request(std::span<std::byte> buf, std::uint32_t seq)
+{
+	return request(buf, seq, RDMA_NLDEV_CMD_SYS_GET, 0);
+}
+
+nlmsghdr *sys_set_request(std::span<std::byte> buf, std::uint32_t seq, Policy policy)
+{
+	nlmsghdr *nlh = request(buf, seq, RDMA_NLDEV_CMD_SYS_SET, NLM_F_ACK);
+	mnl_attr_put_u8(nlh, kSysAttrRoceEntropy, policy_to_nl(policy));
+	return nlh;
+}
+
+Device parse_dev(const nlmsghdr *nlh)
+{
+	const Attrs a = attrs_of(nlh);
+	Device d;
+	d.index = u32_of(a.dev_index, "device index");
+	if (!a.dev_name || mnl_attr_validate(a.dev_name, MNL_TYPE_NUL_STRING) < 0)
+		throw std::runtime_error("rdma netlink: no device name in the reply");
+	d.name = mnl_attr_get_str(a.dev_name);
+	return d;
+}
+
+PortPolicy parse_port(const nlmsghdr *nlh)
+{
+	const Attrs a = attrs_of(nlh);
+	PortPolicy p;
+	p.dev_index = u32_of(a.dev_index, "device index");
+	if (a.dev_name && mnl_attr_validate(a.dev_name, MNL_TYPE_NUL_STRING) >= 0)
+		p.dev_name = mnl_attr_get_str(a.dev_name);
+	p.port = u32_of(a.port, "port index");
+	if (const auto v = u8_of(a.port_policy)) {
+		p.policy = policy_from_nl(*v);
+		if (!p.policy)
+			p.raw = *v;
+	}
+	return p;
+}
+
+std::optional<std::uint8_t> parse_sys_default(const nlmsghdr *nlh)
+{
+	return u8_of(attrs_of(nlh).sys_policy);
+}
+
+std::pair<int, std::string> parse_error(const nlmsghdr *nlh)
+{
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(nlmsgerr))
+		throw std::runtime_error("rdma netlink: a truncated error message");
+	const auto *err = static_cast<const nlmsgerr *>(mnl_nlmsg_get_payload(nlh));
+	std::string msg;
+	if (err->error && (nlh->nlmsg_flags & NLM_F_ACK_TLVS)) {
+		// The TLVs follow the request the error echoes, unless capped.
+		std::size_t off = sizeof(*err);
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+			off += err->msg.nlmsg_len - sizeof(nlmsghdr);
+		if (off <= mnl_nlmsg_get_payload_len(nlh))
+			mnl_attr_parse(nlh, static_cast<unsigned>(off), ack_msg, &msg);
+	}
+	return {-err->error, msg};
+}
+
+Socket::Socket() : buf_(MNL_SOCKET_BUFFER_SIZE)
+{
+	sock_ = mnl_socket_open(NETLINK_RDMA);
+	if (!sock_)
+		throw NlError(errno, std::string("cannot open an rdma netlink socket: ") +
+		                         std::strerror(errno));
+	int one = 1;
+	// Messages with the refusals; capped acks: no echo of the request.
+	mnl_socket_setsockopt(sock_, NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(sock_, NETLINK_CAP_ACK, &one, sizeof(one));
+	if (mnl_socket_bind(sock_, 0, MNL_SOCKET_AUTOPID) < 0) {
+		const int e = errno;
+		mnl_socket_close(sock_);
+		throw NlError(e, std::string("cannot bind an rdma netlink socket: ") +
+		                     std::strerror(e));
+	}
+	portid_ = mnl_socket_get_portid(sock_);
+	seq_ = static_cast<std::uint32_t>(std::time(nullptr));
+}
+
+Socket::~Socket()
+{
+	mnl_socket_close(sock_);
+}
+
+template <typename F> void Socket::transact(nlmsghdr *req, F on_msg)
+{
+	if (mnl_socket_sendto(sock_, req, req->nlmsg_len) < 0)
+		throw NlError(errno, std::string("rdma netlink: send: ") + std::strerror(errno));
+	const std::uint32_t seq = req->nlmsg_seq;
+	for (;;) {
+		const ssize_t n = mnl_socket_recvfrom(sock_, buf_.data(), buf_.size());
+		if (n < 0)
+			throw NlError(errno, std::string("rdma netlink: receive: ") +
+			                         std::strerror(errno));
+		auto left = static_cast<int>(n);
+		for (auto *nlh = reinterpret_cast<const nlmsghdr *>(buf_.data());
+		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+			if (nlh->nlmsg_seq != seq || nlh->nlmsg_pid != portid_)
+				continue;
+			if (nlh->nlmsg_type == NLMSG_DONE)
+				return;
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				const auto [e, msg] = parse_error(nlh);
+				if (e)
+					throw NlError(e, msg.empty()
+					                     ? std::strerror(e)
+					                     : msg + " (" + std::strerror(e) + ")");
+				return; // the acknowledgment
+			}
+			on_msg(nlh);
+			if (!(nlh->nlmsg_flags & NLM_F_MULTI))
+				return;
+		}
+	}
+}
+
+std::vector<Device> Socket::devices()
+{
+	std::vector<std::byte> req(MNL_SOCKET_BUFFER_SIZE);
+	std::vector<Device> devs;
+	transact(dev_dump_request(req, ++seq_),
+	         [&](const nlmsghdr *nlh) { devs.push_back(parse_dev(nlh)); });
+	return devs;
+}
+
+std::vector<PortPolicy> Socket::ports()
+{
+	std::vector<std::byte> req(MNL_SOCKET_BUFFER_SIZE);
+	std::vector<PortPolicy> ports;
+	for (const Device &d : devices())
+		transact(port_dump_request(req, ++seq_, d.index), [&](const nlmsghdr *nlh) {
+			ports.push_back(parse_port(nlh));
+			if (ports.back().dev_name.empty())
+				ports.back().dev_name = d.name;
+		});
+	return ports;
+}
+
+std::optional<std::uint8_t> Socket::sys_default()
+{
+	std::vector<std::byte> req(MNL_SOCKET_BUFFER_SIZE);
+	std::optional<std::uint8_t> v;
+	transact(sys_get_request(req, ++seq_),
+	         [&](const nlmsghdr *nlh) { v = parse_sys_default(nlh); });
+	return v;
+}
+
+void Socket::set_port(std::uint32_t dev_index, std::uint32_t port, Policy policy)
+{
+	std::vector<std::byte> req(MNL_SOCKET_BUFFER_SIZE);
+	transact(port_set_request(req, ++seq_, dev_index, port, policy), [](const nlmsghdr *) {});
+}
+
+void Socket::set_sys_default(Policy policy)
+{
+	std::vector<std::byte> req(MNL_SOCKET_BUFFER_SIZE);
+	transact(sys_set_request(req, ++seq_, policy), [](const nlmsghdr *) {});
+}
+
+} // namespace roce::nl

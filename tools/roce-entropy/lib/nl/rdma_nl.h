@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+// The RoCE v2 entropy policies over rdma netlink (NETLINK_RDMA, nldev), as
+// the series' patch "RDMA/nldev: Set and show the RoCE v2 entropy policy"
+// defines them: a port's policy in PORT_GET and SET, the policy devices
+// start with in SYS_GET and SYS_SET.  Messages are built and read with
+// libmnl; building and reading are apart from the socket, for the tests.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "entropy/entropy.h"
+
+struct nlmsghdr;
+struct mnl_socket;
+
+namespace roce::nl
+{
+
+// The series' additions to <rdma/rdma_netlink.h>: appended to Linux
+// 6.12's enum rdma_nldev_attr, and its enum rdma_nl_roce_entropy.  The
+// system's header (rdma-core's) predates them; tools/build/series-check.sh
+// compares these with the patched kernel header.
+inline constexpr std::uint16_t kAttrPortRoceEntropy = 104;
+inline constexpr std::uint16_t kSysAttrRoceEntropy = 105;
+
+// enum rdma_nl_roce_entropy, in its order: LINUX, OFF, RFC, MIX.
+inline constexpr Policy kNlPolicies[] = {Policy::Linux, Policy::Off, Policy::Rfc, Policy::Mix};
+
+// enum rdma_nl_roce_entropy -> Policy; nullopt for a value the tool does
+// not know.
+constexpr std::optional<Policy> policy_from_nl(std::uint8_t value)
+{
+	if (value >= std::size(kNlPolicies))
+		return std::nullopt;
+	return kNlPolicies[value];
+}
+
+// Policy -> enum rdma_nl_roce_entropy.
+constexpr std::uint8_t policy_to_nl(Policy policy)
+{
+	std::uint8_t i = 0;
+	while (i < std::size(kNlPolicies) && kNlPolicies[i] != policy)
+		i++;
+	return i;
+}
+
+// One port of a PORT_GET reply; policy is empty on ports without one
+// (not RoCE v2, or a driver that does not follow it, or a kernel without
+// the series).
+struct PortPolicy {
+	std::uint32_t dev_index = 0;
+	std::string dev_name;
+	std::uint32_t port = 0;
+	std::optional<Policy> policy;
+	std::optional<std::uint8_t> raw; // the value, when the tool does not know it
+};
+
+// An error the kernel returned: errno and its extended ack message.
+struct NlError : std::runtime_error {
+	NlError(int err, const std::string &what) : std::runtime_error(what), error(err)
+	{
+	}
+	int error;
+};
+
+// A device of a GET dump.
+struct Device {
+	std::uint32_t index = 0;
+	std::string name;
+};
+
+// Requests, written into BUF (at least MNL_SOCKET_BUFFER_SIZE bytes):
+// each returns the message.  The kernel dumps the ports of one device.
+nlmsghdr *dev_dump_request(std::span<std::byte> buf, std::uint32_t seq);
+nlmsghdr *port_dump_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index);
+nlmsghdr *port_set_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index,
+                           std::uint32_t port, Policy policy);
+nlmsghdr *sys_get_request(std::span<std::byte> buf, std::uint32_t seq);
+nlmsghdr *sys_set_request(std::span<std::byte> buf, std::uint32_t seq, Policy policy);
+
+// Replies.  Each throws std::runtime_error for a message that lacks what
+// it must have.
+Device parse_dev(const nlmsghdr *nlh);
+PortPolicy parse_port(const nlmsghdr *nlh);
+// The default policy of a SYS_GET reply; nullopt for a kernel without it.
+std::optional<std::uint8_t> parse_sys_default(const nlmsghdr *nlh);
+// An NLMSG_ERROR message: 0 for an acknowledgment, else NlError's errno,
+// with the kernel's message (NLMSGERR_ATTR_MSG) when there is one.
+std::pair<int, std::string> parse_error(const nlmsghdr *nlh);
+
+// A NETLINK_RDMA socket with extended acks; throws NlError when it cannot
+// be opened.
+class Socket
+{
+public:
+	Socket();
+	~Socket();
+	Socket(const Socket &) = delete;
+	Socket &operator=(const Socket &) = delete;
+
+	std::vector<Device> devices();
+	// Every port of every device, in the kernel's order.
+	std::vector<PortPolicy> ports();
+	std::optional<std::uint8_t> sys_default();
+	// Throw NlError with the kernel's errno and message when it refuses.
+	void set_port(std::uint32_t dev_index, std::uint32_t port, Policy policy);
+	void set_sys_default(Policy policy);
+
+private:
+	// Send REQ and read its replies, calling ON_MSG for each data message;
+	// throws NlError for an error reply.
+	template <typename F> void transact(nlmsghdr *req, F on_msg);
+	std::vector<std::byte> buf_;
+	::mnl_socket *sock_ = nullptr;
+	std::uint32_t portid_ = 0, seq_ = 0;
+};
+
+} // namespace roce::nl

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+// policy: show and set the RoCE v2 entropy policies over rdma netlink, a
+// port's and the one devices start with when they register; what the
+// ports' roce_entropy files and ib_core's roce_entropy parameter hold.
+#include <charconv>
+
+#include "args/args.h"
+#include "commands.h"
+#include "nl/rdma_nl.h"
+#include "output/record.h"
+
+namespace roce
+{
+namespace
+{
+
+using nlohmann::json;
+
+struct Target {
+	std::string dev;
+	std::optional<std::uint32_t> port;
+};
+
+// "DEV" or "DEV/PORT"; UsageError for anything else.
+Target target_arg(const std::string &text, bool need_port)
+{
+	Target t;
+	const auto slash = text.find('/');
+	t.dev = text.substr(0, slash);
+	if (t.dev.empty())
+		throw UsageError("'" + text + "' is not DEV or DEV/PORT");
+	if (slash != std::string::npos)
+		t.port = static_cast<std::uint32_t>(
+		    number_arg(std::string_view(text).substr(slash + 1), 1, 0xFFFF, "port"));
+	if (need_port && !t.port)
+		throw UsageError("'" + text + "' names no port: DEV/PORT");
+	return t;
+}
+
+std::string policy_text(const nl::PortPolicy &p)
+{
+	if (p.policy)
+		return std::string(policy_name(*p.policy));
+	if (p.raw)
+		return "unknown (" + std::to_string(*p.raw) + ")";
+	return "-";
+}
+
+json policy_json(const nl::PortPolicy &p)
+{
+	if (p.policy)
+		return std::string(policy_name(*p.policy));
+	if (p.raw)
+		return *p.raw;
+	return nullptr;
+}
+
+json default_json(std::optional<std::uint8_t> v)
+{
+	if (!v)
+		return nullptr;
+	if (const auto p = nl::policy_from_nl(*v))
+		return std::string(policy_name(*p));
+	return *v;
+}
+
+std::string default_text(std::optional<std::uint8_t> v)
+{
+	const json j = default_json(v);
+	if (j.is_null())
+		return "- (this kernel has no RoCE v2 entropy policy over rdma netlink)";
+	return j.is_string() ? j.get<std::string>() : "unknown (" + j.dump() + ")";
+}
+
+// The kernel must have the series' attributes: a stock kernel refuses
+// them as unknown, which would read as a bad value.
+void need_series(nl::Socket &sock)
+{
+	if (!sock.sys_default())
+		throw std::runtime_error("this kernel has no RoCE v2 entropy policy over rdma "
+		                         "netlink: not a kernel with the series, or DKMS's "
+		                         "modules are not loaded");
+}
+
+int show(const PolicyArgs &args, std::ostream &out)
+{
+	std::optional<Target> t;
+	if (!args.target.empty())
+		t = target_arg(args.target, false);
+	nl::Socket sock;
+	const auto def = sock.sys_default();
+	std::vector<Record> rows;
+	bool found = false;
+	for (const auto &p : sock.ports()) {
+		if (t && (p.dev_name != t->dev || (t->port && p.port != *t->port)))
+			continue;
+		found = true;
+		Record r;
+		r.add("device", p.dev_name,
+		      format("%-12s", (p.dev_name + "/" + std::to_string(p.port)).c_str()));
+		r.add("port", p.port, "");
+		r.add("policy", policy_json(p), policy_text(p) + "\n");
+		rows.push_back(std::move(r));
+	}
+	if (t && !found)
+		throw UsageError("no RDMA port " + args.target);
+	Record rec;
+	rec.add("default", default_json(def),
+	        format("%-12s", "default") + default_text(def) + "\n");
+	rec.add("ports", rows);
+	print(rec, args.json, out);
+	return kExitOk;
+}
+
+int set(const PolicyArgs &args, std::ostream &out)
+{
+	const Target t = target_arg(args.target, true);
+	const Policy policy = policy_arg(args.policy);
+	nl::Socket sock;
+	need_series(sock);
+	std::optional<std::uint32_t> index;
+	for (const auto &d : sock.devices())
+		if (d.name == t.dev)
+			index = d.index;
+	if (!index)
+		throw UsageError("no RDMA device " + t.dev);
+	sock.set_port(*index, *t.port, policy);
+	if (args.json)
+		out << json{{"device", t.dev},
+		            {"port", *t.port},
+		            {"policy", std::string(policy_name(policy))}}
+		           .dump()
+		    << '\n';
+	return kExitOk;
+}
+
+int set_default(const PolicyArgs &args, std::ostream &out)
+{
+	std::optional<Policy> policy;
+	if (!args.policy.empty())
+		policy = policy_arg(args.policy);
+	nl::Socket sock;
+	if (!policy) {
+		const auto def = sock.sys_default();
+		if (args.json)
+			out << json{{"default", default_json(def)}}.dump() << '\n';
+		else
+			out << default_text(def) << '\n';
+		return kExitOk;
+	}
+	need_series(sock);
+	sock.set_sys_default(*policy);
+	if (args.json)
+		out << json{{"default", std::string(policy_name(*policy))}}.dump() << '\n';
+	return kExitOk;
+}
+
+} // namespace
+
+int policy_cmd(const PolicyArgs &args, std::ostream &out)
+{
+	if (args.action == "set")
+		return set(args, out);
+	if (args.action == "default")
+		return set_default(args, out);
+	return show(args, out);
+}
+
+} // namespace roce

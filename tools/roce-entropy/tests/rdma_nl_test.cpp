@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+// The rdma netlink messages of "roce-entropy policy": requests as the
+// kernel's nldev reads them, replies and errors as it writes them, built
+// here with libmnl; and the command line's refusals, which come before any
+// socket.  The kernel's side runs in the VM (tests/policy-netlink.sh).
+#include <gtest/gtest.h>
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "cli_run.h"
+#include "nl/rdma_nl.h"
+
+namespace roce
+{
+namespace
+{
+
+using test::run_roce_entropy;
+
+// Values of Linux 6.12's <rdma/rdma_netlink.h>: the nldev client, its
+// commands and attributes (uAPI, fixed); the series appends 104 and 105.
+constexpr std::uint16_t kNldev = 5;
+constexpr std::uint16_t kCmdGet = 1, kCmdSet = 2, kCmdPortGet = 5, kCmdSysGet = 6, kCmdSysSet = 7;
+constexpr std::uint16_t kDevIndex = 1, kDevName = 2, kPortIndex = 3;
+
+std::uint16_t nldev_type(std::uint16_t op)
+{
+	return static_cast<std::uint16_t>((kNldev << 10) + op);
+}
+
+using AttrMap = std::map<std::uint16_t, std::vector<std::uint8_t>>;
+
+int add_attr(const nlattr *a, void *data)
+{
+	const auto *p = static_cast<const std::uint8_t *>(mnl_attr_get_payload(a));
+	(*static_cast<AttrMap *>(data))[mnl_attr_get_type(a)].assign(
+	    p, p + mnl_attr_get_payload_len(a));
+	return MNL_CB_OK;
+}
+
+// The attributes of a message, by type: their payloads.
+AttrMap attrs(const nlmsghdr *nlh)
+{
+	AttrMap m;
+	EXPECT_EQ(mnl_attr_parse(nlh, 0, add_attr, &m), MNL_CB_OK);
+	return m;
+}
+
+std::vector<std::uint8_t> u32_bytes(std::uint32_t v)
+{
+	std::vector<std::uint8_t> b(4);
+	std::memcpy(b.data(), &v, 4);
+	return b;
+}
+
+struct Buf {
+	std::vector<std::byte> mem = std::vector<std::byte>(MNL_SOCKET_BUFFER_SIZE);
+	nlmsghdr *reply(std::uint16_t op)
+	{
+		nlmsghdr *nlh = mnl_nlmsg_put_header(mem.data());
+		nlh->nlmsg_type = nldev_type(op);
+		return nlh;
+	}
+};
+
+TEST(RdmaNl, PolicyValuesAreTheUapiEnum)
+{
+	// enum rdma_nl_roce_entropy: LINUX, OFF, RFC, MIX.
+	const std::pair<std::uint8_t, Policy> want[] = {
+	    {0, Policy::Linux}, {1, Policy::Off}, {2, Policy::Rfc}, {3, Policy::Mix}};
+	for (const auto &[v, p] : want) {
+		EXPECT_EQ(nl::policy_from_nl(v), p) << int(v);
+		EXPECT_EQ(nl::policy_to_nl(p), v) << policy_name(p);
+	}
+	EXPECT_FALSE(nl::policy_from_nl(4));
+	EXPECT_FALSE(nl::policy_from_nl(255));
+}
+
+TEST(RdmaNl, PortSetRequest)
+{
+	Buf b;
+	const nlmsghdr *nlh = nl::port_set_request(b.mem, 7, 3, 1, Policy::Rfc);
+	EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdSet));
+	EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
+	EXPECT_EQ(nlh->nlmsg_seq, 7u);
+	const auto a = attrs(nlh);
+	ASSERT_EQ(a.size(), 3u);
+	EXPECT_EQ(a.at(kDevIndex), u32_bytes(3));
+	EXPECT_EQ(a.at(kPortIndex), u32_bytes(1));
+	EXPECT_EQ(a.at(104), std::vector<std::uint8_t>{2});
+}
+
+TEST(RdmaNl, SysRequests)
+{
+	Buf b;
+	const nlmsghdr *nlh = nl::sys_set_request(b.mem, 9, Policy::Mix);
+	EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdSysSet));
+	EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
+	auto a = attrs(nlh);
+	ASSERT_EQ(a.size(), 1u);
+	EXPECT_EQ(a.at(105), std::vector<std::uint8_t>{3});
+
+	nlh = nl::sys_get_request(b.mem, 10);
+	EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdSysGet));
+	EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST);
+	EXPECT_TRUE(attrs(nlh).empty());
+}
+
+TEST(RdmaNl, DumpRequests)
+{
+	Buf b;
+	const nlmsghdr *nlh = nl::dev_dump_request(b.mem, 1);
+	EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdGet));
+	EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_DUMP);
+	// The kernel dumps one device's ports: it needs the index.
+	nlh = nl::port_dump_request(b.mem, 2, 5);
+	EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdPortGet));
+	EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_DUMP);
+	const auto a = attrs(nlh);
+	ASSERT_EQ(a.size(), 1u);
+	EXPECT_EQ(a.at(kDevIndex), u32_bytes(5));
+}
+
+TEST(RdmaNl, ParsePort)
+{
+	Buf b;
+	nlmsghdr *nlh = b.reply(kCmdPortGet);
+	mnl_attr_put_u32(nlh, kDevIndex, 4);
+	mnl_attr_put_strz(nlh, kDevName, "rxe0");
+	mnl_attr_put_u32(nlh, kPortIndex, 1);
+	mnl_attr_put_u8(nlh, 104, 2);
+	auto p = nl::parse_port(nlh);
+	EXPECT_EQ(p.dev_index, 4u);
+	EXPECT_EQ(p.dev_name, "rxe0");
+	EXPECT_EQ(p.port, 1u);
+	EXPECT_EQ(p.policy, Policy::Rfc);
+	EXPECT_FALSE(p.raw);
+
+	// A port without the knob has no policy attribute.
+	nlh = b.reply(kCmdPortGet);
+	mnl_attr_put_u32(nlh, kDevIndex, 4);
+	mnl_attr_put_u32(nlh, kPortIndex, 2);
+	p = nl::parse_port(nlh);
+	EXPECT_FALSE(p.policy);
+	EXPECT_FALSE(p.raw);
+
+	// A value a newer kernel may have is shown, not guessed.
+	mnl_attr_put_u8(nlh, 104, 9);
+	p = nl::parse_port(nlh);
+	EXPECT_FALSE(p.policy);
+	EXPECT_EQ(p.raw, 9);
+}
+
+TEST(RdmaNl, ParsePortRefusesMalformed)
+{
+	Buf b;
+	nlmsghdr *nlh = b.reply(kCmdPortGet);
+	mnl_attr_put_u32(nlh, kDevIndex, 4);
+	EXPECT_THROW(nl::parse_port(nlh), std::runtime_error); // no port index
+
+	nlh = b.reply(kCmdPortGet);
+	mnl_attr_put_u32(nlh, kDevIndex, 4);
+	mnl_attr_put_u32(nlh, kPortIndex, 1);
+	mnl_attr_put_u32(nlh, 104, 2); // not a u8
+	EXPECT_THROW(nl::parse_port(nlh), std::runtime_error);
+}
+
+TEST(RdmaNl, ParseDevAndSysDefault)
+{
+	Buf b;
+	nlmsghdr *nlh = b.reply(kCmdGet);
+	mnl_attr_put_u32(nlh, kDevIndex, 6);
+	mnl_attr_put_strz(nlh, kDevName, "mlx5_0");
+	const auto d = nl::parse_dev(nlh);
+	EXPECT_EQ(d.index, 6u);
+	EXPECT_EQ(d.name, "mlx5_0");
+
+	nlh = b.reply(kCmdSysGet);
+	mnl_attr_put_u8(nlh, 103, 1);             // MONITOR_MODE, ignored
+	EXPECT_FALSE(nl::parse_sys_default(nlh)); // a kernel without the series
+	mnl_attr_put_u8(nlh, 105, 0);
+	EXPECT_EQ(nl::parse_sys_default(nlh), 0);
+}
+
+TEST(RdmaNl, ParseError)
+{
+	Buf b;
+	// A capped error with the kernel's extended ack message.
+	nlmsghdr *nlh = mnl_nlmsg_put_header(b.mem.data());
+	nlh->nlmsg_type = NLMSG_ERROR;
+	nlh->nlmsg_flags = NLM_F_CAPPED | NLM_F_ACK_TLVS;
+	auto *err = static_cast<nlmsgerr *>(mnl_nlmsg_put_extra_header(nlh, sizeof(nlmsgerr)));
+	err->error = -95;
+	err->msg.nlmsg_len = 64; // the request's, not echoed
+	mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, "The port has no RoCE v2 entropy policy");
+	auto [e, msg] = nl::parse_error(nlh);
+	EXPECT_EQ(e, 95);
+	EXPECT_EQ(msg, "The port has no RoCE v2 entropy policy");
+
+	// An acknowledgment.
+	nlh = mnl_nlmsg_put_header(b.mem.data());
+	nlh->nlmsg_type = NLMSG_ERROR;
+	err = static_cast<nlmsgerr *>(mnl_nlmsg_put_extra_header(nlh, sizeof(nlmsgerr)));
+	err->error = 0;
+	std::tie(e, msg) = nl::parse_error(nlh);
+	EXPECT_EQ(e, 0);
+	EXPECT_EQ(msg, "");
+}
+
+// Refused before any socket is opened: exit 2 with a message.
+TEST(PolicyCli, RefusesBadArguments)
+{
+	const std::pair<std::vector<std::string>, std::string> cases[] = {
+	    {{"policy", "set", "rxe0", "rfc"}, "names no port"},
+	    {{"policy", "set", "rxe0/1", "bogus"}, "unknown policy 'bogus'"},
+	    {{"policy", "set", "/1", "rfc"}, "is not DEV or DEV/PORT"},
+	    {{"policy", "set", "rxe0/0", "rfc"}, "port"},
+	    {{"policy", "set", "rxe0/x", "rfc"}, "port"},
+	    {{"policy", "set", "rxe0/1"}, "policy is required"},
+	    {{"policy", "show", "rxe0/65536"}, "port"},
+	    {{"policy", "default", "random"}, "unknown policy 'random'"},
+	};
+	for (const auto &[args, want] : cases) {
+		const auto r = run_roce_entropy(args);
+		EXPECT_EQ(r.status, 2) << args[1] << " " << args[2];
+		EXPECT_NE(r.err.find(want), std::string::npos) << r.err;
+		EXPECT_EQ(r.out, "");
+	}
+}
+
+} // namespace
+} // namespace roce
