@@ -18,6 +18,8 @@ _roce_entropy_tools_opts()
 	roce-entropy:audit) echo "--qp --cm-id --rdma --port-flow-label --base-sport --json" ;;
 	roce-entropy:ecmp-report) echo "--svg --failover-svg --stalls --output --json" ;;
 	roce-entropy:status) echo "--root --json" ;;
+	roce-entropy:policy | roce-entropy:policy-show | roce-entropy:policy-default) echo "--json" ;;
+	roce-entropy:policy-set) echo "--json" ;;
 	roce-ping:server)
 		echo "--bind --port --connections --size --close-at-once --messages" \
 			"--qp-timeout --retry-count --keep-going --one-way" ;;
@@ -35,13 +37,39 @@ _roce_entropy_tools_opts()
 	esac
 }
 
+# _roce_entropy_tools_policy CUR: after "roce-entropy policy": show, set or
+# default, then DEV/PORT (show, set) and a policy (set, default).
+_roce_entropy_tools_policy()
+{
+	local i action='' args=0 words
+
+	for ((i = 2; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-*) ;;
+		show | set | default) [ -z "$action" ] && action=${COMP_WORDS[i]} || args=$((args + 1)) ;;
+		*) args=$((args + 1)) ;;
+		esac
+	done
+	words="$(_roce_entropy_tools_opts roce-entropy "policy${action:+-$action}") -h --help --version"
+	if [[ $1 != -* ]]; then
+		case $action:$args in
+		:0) words="show set default $words" ;;
+		show:0 | set:0)
+			words="$words $(cd /sys/class/infiniband 2>/dev/null &&
+				for p in */ports/*; do echo "${p%%/*}/${p##*/}"; done)" ;;
+		set:1 | default:0) words="off rfc mix linux" ;;
+		esac
+	fi
+	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$1")
+}
+
 _roce_entropy_tools()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local prog=${COMP_WORDS[0]##*/} subs='' sub='' i words
 
 	case $prog in
-	roce-entropy) subs="flow-label udp-sport simulate pcap audit ecmp-report status" ;;
+	roce-entropy) subs="flow-label udp-sport simulate pcap audit ecmp-report status policy" ;;
 	roce-ping) subs="server client" ;;
 	esac
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -94,6 +122,12 @@ _roce_entropy_tools()
 		return # a value of the user's own
 		;;
 	esac
+
+	# policy's own subcommands, and the ports and policies they take
+	if [ "$sub" = policy ]; then
+		_roce_entropy_tools_policy "$cur"
+		return
+	fi
 
 	words="$(_roce_entropy_tools_opts "$prog" "$sub") -h --help --version"
 	[ -n "$subs" ] && [ -z "$sub" ] && words="$subs $words"

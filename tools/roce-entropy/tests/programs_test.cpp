@@ -66,6 +66,10 @@ const std::vector<Command> kCommands = {{"roce-entropy", ""},
                                         {"roce-entropy", "ecmp-report"},
                                         {"roce-entropy", "audit"},
                                         {"roce-entropy", "status"},
+                                        {"roce-entropy", "policy"},
+                                        {"roce-entropy", "policy show"},
+                                        {"roce-entropy", "policy set"},
+                                        {"roce-entropy", "policy default"},
                                         {"roce-ping", ""},
                                         {"roce-ping", "server"},
                                         {"roce-ping", "client"},
@@ -74,8 +78,11 @@ const std::vector<Command> kCommands = {{"roce-entropy", ""},
 
 std::vector<std::string> with_sub(const Command &c, std::vector<std::string> args)
 {
-	if (!c.sub.empty())
-		args.insert(args.begin(), c.sub);
+	std::vector<std::string> words;
+	std::istringstream in(c.sub); // "policy set": two words
+	for (std::string w; in >> w;)
+		words.push_back(w);
+	args.insert(args.begin(), words.begin(), words.end());
 	return args;
 }
 
@@ -83,7 +90,7 @@ std::string name(const testing::TestParamInfo<Command> &info)
 {
 	std::string s = info.param.prog + (info.param.sub.empty() ? "" : "_" + info.param.sub);
 	for (char &ch : s)
-		if (ch == '-')
+		if (ch == '-' || ch == ' ')
 			ch = '_';
 	return s;
 }
@@ -175,7 +182,15 @@ INSTANTIATE_TEST_SUITE_P(Programs, EveryCommand, testing::ValuesIn(kCommands), n
 
 TEST(Programs, SubcommandsAndValuesComplete)
 {
-	EXPECT_EQ(completions({"roce-entropy", ""}, "p"), std::set<std::string>{"pcap"});
+	EXPECT_EQ(completions({"roce-entropy", ""}, "p"),
+	          (std::set<std::string>{"pcap", "policy"}));
+	EXPECT_EQ(completions({"roce-entropy", "policy"}, ""),
+	          (std::set<std::string>{"show", "set", "default", "--json", "-h", "--help",
+	                                 "--version"}));
+	EXPECT_EQ(completions({"roce-entropy", "policy set rxe0/1"}, "r"),
+	          std::set<std::string>{"rfc"});
+	EXPECT_EQ(completions({"roce-entropy", "policy default"}, "m"),
+	          std::set<std::string>{"mix"});
 	EXPECT_EQ(completions({"roce-entropy", ""}, "s"),
 	          (std::set<std::string>{"simulate", "status"}));
 	EXPECT_EQ(completions({"roce-entropy", "status --root"}, "/pro"),

@@ -113,9 +113,13 @@ int run_app(CLI::App &app, int argc, const char *const *argv, std::ostream &out,
             const std::function<int()> &body)
 {
 	const std::string name_version = app.get_name() + " " + std::string(version());
-	app.set_version_flag("--version", name_version);
-	for (auto *sub : app.get_subcommands([](const CLI::App *) { return true; }))
-		sub->set_version_flag("--version", name_version);
+	// Every subcommand, nested ones too (roce-entropy policy set).
+	const std::function<void(CLI::App &)> add_version = [&](CLI::App &a) {
+		a.set_version_flag("--version", name_version);
+		for (auto *sub : a.get_subcommands([](const CLI::App *) { return true; }))
+			add_version(*sub);
+	};
+	add_version(app);
 	try {
 		check_subcommand(app, argc, argv);
 		app.parse(argc, argv);
