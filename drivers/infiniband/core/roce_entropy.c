@@ -335,6 +335,8 @@ int rdma_entropy_set_port(struct ib_device *dev, u32 port,
 
 /**
  * rdma_entropy_default - the policy devices start with when they register
+ *
+ * Return: the module parameter roce_entropy's policy.
  */
 enum rdma_entropy_policy rdma_entropy_default(void)
 {
@@ -532,8 +534,10 @@ VISIBLE_IF_KUNIT ssize_t roce_entropy_store(struct ib_device *ibdev,
 		return policy;
 
 	ret = rdma_entropy_set_port(ibdev, port_num, policy);
+	if (ret)
+		return ret;
 
-	return ret ?: count;
+	return count;
 }
 EXPORT_SYMBOL_IF_KUNIT(roce_entropy_store);
 

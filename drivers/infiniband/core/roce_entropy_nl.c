@@ -26,6 +26,8 @@ static_assert((int)RDMA_NL_ROCE_ENTROPY_LINUX == (int)RDMA_ENTROPY_LINUX &&
  * @port: a valid port number
  *
  * Only ports that have the roce_entropy knob have a policy to show.
+ *
+ * Return: 0, or -EMSGSIZE when @msg is full.
  */
 int rdma_entropy_nl_fill_port(struct sk_buff *msg, struct ib_device *dev,
 			      u32 port)
@@ -47,12 +49,18 @@ int rdma_entropy_nl_fill_port(struct sk_buff *msg, struct ib_device *dev,
  *
  * As the knob, only in the device's own network namespace: in shared mode
  * another namespace sees the device but does not own its ports.
+ *
+ * Return: 0, or a negative errno with a message in @extack: -EINVAL for no
+ * port or a port that does not exist, -EPERM from another namespace,
+ * -EOPNOTSUPP for a port without a policy, -ENODEV for a device whose
+ * settings went away.
  */
 int rdma_entropy_nl_set_port(struct ib_device *dev, struct nlattr *tb[],
 			     const struct net *net,
 			     struct netlink_ext_ack *extack)
 {
 	u32 port;
+	int ret;
 
 	if (!tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
 		NL_SET_ERR_MSG(extack, "A RoCE v2 entropy policy needs a port index");
@@ -75,13 +83,19 @@ int rdma_entropy_nl_set_port(struct ib_device *dev, struct nlattr *tb[],
 		return -EOPNOTSUPP;
 	}
 
-	return rdma_entropy_set_port(dev, port,
-				     nla_get_u8(tb[RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY]));
+	ret = rdma_entropy_set_port(dev, port,
+				    nla_get_u8(tb[RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY]));
+	if (ret)
+		NL_SET_ERR_MSG(extack, "The device has no RoCE v2 entropy settings");
+
+	return ret;
 }
 
 /**
  * rdma_entropy_nl_fill_sys - the default policy in a SYS_GET message
  * @msg: the message
+ *
+ * Return: 0, or -EMSGSIZE when @msg is full.
  */
 int rdma_entropy_nl_fill_sys(struct sk_buff *msg)
 {
@@ -95,7 +109,10 @@ int rdma_entropy_nl_fill_sys(struct sk_buff *msg)
  *      (its range checked by nldev's policy)
  *
  * Devices registered from now on start with it; those registered keep
- * their ports' policies.
+ * their ports' policies.  One for the whole system, as the module
+ * parameter is.
+ *
+ * Return: 0.
  */
 int rdma_entropy_nl_set_sys(struct nlattr *tb[])
 {

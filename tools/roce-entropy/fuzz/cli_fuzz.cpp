@@ -14,6 +14,8 @@
 //   - it refuses --svg and --output, the options that write files;
 //   - `status` only reads: the host's /proc, /sys, /lib/modules and
 //     /var/lib, or with --root the empty directory, or nothing;
+//   - `policy` is refused unless it only reads (`show`): `set` and
+//     `default POLICY` would change the host's RDMA settings over netlink;
 //   - with `simulate`, it refuses --grid and every number between 65 and
 //     0xFFFFFF (above that, every option refuses it too), so that a run
 //     has at most 64 connections or 64 trials besides the defaults.
@@ -103,6 +105,22 @@ bool touches_files(const std::vector<std::string> &args)
 	return false;
 }
 
+// `policy` with anything that could set: only `policy`, `policy show` and
+// their options and targets read.
+bool sets_policy(const std::vector<std::string> &args)
+{
+	bool policy = false;
+	for (const auto &a : args) {
+		if (!policy) {
+			policy = a == "policy";
+			continue;
+		}
+		if (a == "set" || a == "default")
+			return true;
+	}
+	return false;
+}
+
 bool sandbox_is_empty()
 {
 	DIR *d = opendir(sandbox.c_str());
@@ -153,7 +171,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
 		args.emplace_back(text.substr(start, end - start));
 		start = end + 1;
 	}
-	if (args.size() > kMaxArgs || touches_files(args) || costly_simulation(args))
+	if (args.size() > kMaxArgs || touches_files(args) || costly_simulation(args) ||
+	    sets_policy(args))
 		return -1;
 
 	std::vector<const char *> argv;

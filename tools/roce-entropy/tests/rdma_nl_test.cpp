@@ -58,7 +58,7 @@ std::vector<std::uint8_t> u32_bytes(std::uint32_t v)
 }
 
 struct Buf {
-	std::vector<std::byte> mem = std::vector<std::byte>(MNL_SOCKET_BUFFER_SIZE);
+	std::vector<std::byte> mem = std::vector<std::byte>(nl::buffer_size());
 	nlmsghdr *reply(std::uint16_t op)
 	{
 		nlmsghdr *nlh = mnl_nlmsg_put_header(mem.data());
@@ -211,6 +211,21 @@ TEST(RdmaNl, ParseError)
 	EXPECT_EQ(msg, "");
 }
 
+TEST(RdmaNl, ParseDone)
+{
+	Buf b;
+	nlmsghdr *nlh = mnl_nlmsg_put_header(b.mem.data());
+	nlh->nlmsg_type = NLMSG_DONE;
+	auto *err = static_cast<int *>(mnl_nlmsg_put_extra_header(nlh, sizeof(int)));
+	*err = 0;
+	EXPECT_EQ(nl::parse_done(nlh), 0);
+	*err = -19; // the device went away during the dump
+	EXPECT_EQ(nl::parse_done(nlh), 19);
+	nlh = mnl_nlmsg_put_header(b.mem.data()); // no payload
+	nlh->nlmsg_type = NLMSG_DONE;
+	EXPECT_EQ(nl::parse_done(nlh), 0);
+}
+
 // Refused before any socket is opened: exit 2 with a message.
 TEST(PolicyCli, RefusesBadArguments)
 {
@@ -218,10 +233,10 @@ TEST(PolicyCli, RefusesBadArguments)
 	    {{"policy", "set", "rxe0", "rfc"}, "names no port"},
 	    {{"policy", "set", "rxe0/1", "bogus"}, "unknown policy 'bogus'"},
 	    {{"policy", "set", "/1", "rfc"}, "is not DEV or DEV/PORT"},
-	    {{"policy", "set", "rxe0/0", "rfc"}, "port"},
-	    {{"policy", "set", "rxe0/x", "rfc"}, "port"},
+	    {{"policy", "set", "rxe0/0", "rfc"}, "port 0 is below 1"},
+	    {{"policy", "set", "rxe0/x", "rfc"}, "port 'x' is not a number"},
 	    {{"policy", "set", "rxe0/1"}, "policy is required"},
-	    {{"policy", "show", "rxe0/65536"}, "port"},
+	    {{"policy", "show", "rxe0/65536"}, "port 65536 is out of range (max 65535)"},
 	    {{"policy", "default", "random"}, "unknown policy 'random'"},
 	};
 	for (const auto &[args, want] : cases) {

@@ -90,6 +90,11 @@ int ack_msg(const nlattr *attr, void *data)
 
 } // namespace
 
+std::size_t buffer_size()
+{
+	return static_cast<std::size_t>(MNL_SOCKET_BUFFER_SIZE);
+}
+
 nlmsghdr *dev_dump_request(std::span<std::byte> buf, std::uint32_t seq)
 {
 	return request(buf, seq, RDMA_NLDEV_CMD_GET, NLM_F_DUMP);
@@ -156,6 +161,14 @@ std::optional<std::uint8_t> parse_sys_default(const nlmsghdr *nlh)
 	return u8_of(attrs_of(nlh).sys_policy);
 }
 
+int parse_done(const nlmsghdr *nlh)
+{
+	int err = 0;
+	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(err))
+		std::memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
+	return err < 0 ? -err : 0;
+}
+
 std::pair<int, std::string> parse_error(const nlmsghdr *nlh)
 {
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(nlmsgerr))
@@ -173,7 +186,7 @@ std::pair<int, std::string> parse_error(const nlmsghdr *nlh)
 	return {-err->error, msg};
 }
 
-Socket::Socket() : buf_(MNL_SOCKET_BUFFER_SIZE)
+Socket::Socket() : buf_(buffer_size())
 {
 	sock_ = mnl_socket_open(NETLINK_RDMA);
 	if (!sock_)
@@ -213,8 +226,15 @@ template <typename F> void Socket::transact(nlmsghdr *req, F on_msg)
 		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
 			if (nlh->nlmsg_seq != seq || nlh->nlmsg_pid != portid_)
 				continue;
-			if (nlh->nlmsg_type == NLMSG_DONE)
+			if (nlh->nlmsg_type == NLMSG_DONE) {
+				// A dump that failed on the way ends with its error.
+				const int e = parse_done(nlh);
+				if (e)
+					throw NlError(
+					    e, std::string("rdma netlink: the dump failed: ") +
+					           std::strerror(e));
 				return;
+			}
 			if (nlh->nlmsg_type == NLMSG_ERROR) {
 				const auto [e, msg] = parse_error(nlh);
 				if (e)
@@ -232,7 +252,7 @@ template <typename F> void Socket::transact(nlmsghdr *req, F on_msg)
 
 std::vector<Device> Socket::devices()
 {
-	std::vector<std::byte> req(MNL_SOCKET_BUFFER_SIZE);
+	std::vector<std::byte> req(buffer_size());
 	std::vector<Device> devs;
 	transact(dev_dump_request(req, ++seq_),
 	         [&](const nlmsghdr *nlh) { devs.push_back(parse_dev(nlh)); });
@@ -241,7 +261,7 @@ std::vector<Device> Socket::devices()
 
 std::vector<PortPolicy> Socket::ports()
 {
-	std::vector<std::byte> req(MNL_SOCKET_BUFFER_SIZE);
+	std::vector<std::byte> req(buffer_size());
 	std::vector<PortPolicy> ports;
 	for (const Device &d : devices())
 		transact(port_dump_request(req, ++seq_, d.index), [&](const nlmsghdr *nlh) {
@@ -254,7 +274,7 @@ std::vector<PortPolicy> Socket::ports()
 
 std::optional<std::uint8_t> Socket::sys_default()
 {
-	std::vector<std::byte> req(MNL_SOCKET_BUFFER_SIZE);
+	std::vector<std::byte> req(buffer_size());
 	std::optional<std::uint8_t> v;
 	transact(sys_get_request(req, ++seq_),
 	         [&](const nlmsghdr *nlh) { v = parse_sys_default(nlh); });
@@ -263,13 +283,13 @@ std::optional<std::uint8_t> Socket::sys_default()
 
 void Socket::set_port(std::uint32_t dev_index, std::uint32_t port, Policy policy)
 {
-	std::vector<std::byte> req(MNL_SOCKET_BUFFER_SIZE);
+	std::vector<std::byte> req(buffer_size());
 	transact(port_set_request(req, ++seq_, dev_index, port, policy), [](const nlmsghdr *) {});
 }
 
 void Socket::set_sys_default(Policy policy)
 {
-	std::vector<std::byte> req(MNL_SOCKET_BUFFER_SIZE);
+	std::vector<std::byte> req(buffer_size());
 	transact(sys_set_request(req, ++seq_, policy), [](const nlmsghdr *) {});
 }
 

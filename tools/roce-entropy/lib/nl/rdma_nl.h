@@ -76,7 +76,10 @@ struct Device {
 	std::string name;
 };
 
-// Requests, written into BUF (at least MNL_SOCKET_BUFFER_SIZE bytes):
+// The size of a message buffer: MNL_SOCKET_BUFFER_SIZE.
+std::size_t buffer_size();
+
+// Requests, written into BUF (at least buffer_size() bytes):
 // each returns the message.  The kernel dumps the ports of one device.
 nlmsghdr *dev_dump_request(std::span<std::byte> buf, std::uint32_t seq);
 nlmsghdr *port_dump_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index);
@@ -91,6 +94,8 @@ Device parse_dev(const nlmsghdr *nlh);
 PortPolicy parse_port(const nlmsghdr *nlh);
 // The default policy of a SYS_GET reply; nullopt for a kernel without it.
 std::optional<std::uint8_t> parse_sys_default(const nlmsghdr *nlh);
+// The NLMSG_DONE that ends a dump: 0, or the errno of a dump that failed.
+int parse_done(const nlmsghdr *nlh);
 // An NLMSG_ERROR message: 0 for an acknowledgment, else NlError's errno,
 // with the kernel's message (NLMSGERR_ATTR_MSG) when there is one.
 std::pair<int, std::string> parse_error(const nlmsghdr *nlh);
