@@ -50,6 +50,8 @@ enum rdma_entropy_policy {
  *
  * The CM counterpart of rdma_calc_flow_label(): the 32-bit product of the two
  * ports, folded to 20 bits.
+ *
+ * Return: the 20-bit flow label.
  */
 static inline u32 rdma_calc_cm_flow_label(u16 sport, u16 dport)
 {
@@ -142,6 +144,8 @@ static inline u32 rdma_entropy_qpn_flow_label(enum rdma_entropy_policy policy,
  *
  * A flow label set by the consumer always wins; otherwise @policy generates
  * one from the QP numbers.
+ *
+ * Return: the 20-bit flow label, 0 for none.
  */
 static inline u32 rdma_entropy_flow_label(enum rdma_entropy_policy policy,
 					  u32 fl, u32 lqpn, u32 rqpn)
@@ -173,6 +177,8 @@ static inline u32 rdma_entropy_flow_label(enum rdma_entropy_policy policy,
  * the MAD keeps the base port, as that connection's other MADs do on both
  * hosts, whatever the policy is when each MAD is sent.  A QPN hash would give
  * QP1 one constant port anyway, QP1 talking to QP1 only.
+ *
+ * Return: the 20-bit flow label, 0 for none.
  */
 static inline u32 rdma_entropy_ud_flow_label(enum rdma_entropy_policy policy,
 					     u32 fl, u32 sqpn, u32 dqpn)
@@ -193,6 +199,8 @@ static inline u32 rdma_entropy_ud_flow_label(enum rdma_entropy_policy policy,
  * @base_sport: the port the device uses without entropy (0xC000 for rxe,
  *              the device's minimum RoCE source port for mlx5); 0, a
  *              device that reports none, takes 0xC000: never port 0
+ *
+ * Return: the fold of @fl, or the base port when @fl is 0.
  */
 static inline u16 rdma_entropy_sport(u32 fl, u16 base_sport)
 {
@@ -247,6 +255,8 @@ static inline u32 rdma_entropy_path(enum rdma_entropy_policy policy, u32 fl,
  * An AH with a flow label uses it for every send; one without takes the
  * flow label of each send from its QP numbers under "rfc" and "mix" (unless
  * the QP is QP1, see rdma_entropy_ud_flow_label()).
+ *
+ * Return: true when each send computes its own flow label.
  */
 static inline bool rdma_entropy_ud_per_send(enum rdma_entropy_policy policy,
 					    u32 ah_fl)
@@ -281,6 +291,8 @@ static inline u16 rdma_entropy_udp_sport(enum rdma_entropy_policy policy,
  * A flow label received with the packet was generated or set by the peer,
  * and wins.  Over IPv4 none arrives: the reply takes @fl instead of falling
  * back to the base port or the QPN hash of the sending QP.  6.12 did not.
+ *
+ * Return: the 20-bit flow label of the reply, 0 for none.
  */
 static inline u32 rdma_entropy_reply_flow_label(enum rdma_entropy_policy policy,
 						u32 rcvd_fl, u32 fl)
@@ -438,6 +450,8 @@ enum rdma_repath {
  *   the whole port or label sees the hash's bits change too.
  *
  * Deterministic: both ends, and anyone who knows @base, can follow a QP.
+ *
+ * Return: the 20-bit flow label of move @move, never 0.
  */
 static inline u32 rdma_repath_flow_label(u32 base, u32 move)
 {
@@ -492,6 +506,8 @@ enum rdma_repath_event {
  * does not stop its timer when everything is acknowledged), or a late
  * response; a second means the retransmission was lost too.  An event that
  * is neither never moves a QP.
+ *
+ * Return: true when the QP moves now.
  */
 static inline bool rdma_repath_should_move(enum rdma_repath repath,
 					   bool pinned,
@@ -518,6 +534,8 @@ static inline bool rdma_repath_should_move(enum rdma_repath repath,
  * (sin6_flowinfo) and is pinned.  Both ends judge a connection alike: the
  * passive side cannot know what the active application did, only what its
  * label is.
+ *
+ * Return: true when rdma_cm derived @fl from the two ports.
  */
 static inline bool rdma_repath_cm_generated(u32 fl, u16 port_a, u16 port_b)
 {
@@ -546,6 +564,8 @@ static inline bool rdma_repath_cm_generated(u32 fl, u16 port_a, u16 port_b)
  * A QP without a flow label generates one and may move, and so may one with
  * a label rdma_cm derived and marked (RDMA_ENTROPY_FL_CM); any other label
  * was set by the application and never changes.
+ *
+ * Return: true when the flow label is the application's.
  */
 static inline bool rdma_repath_pinned(u32 fl)
 {

@@ -25,7 +25,8 @@
 # Then the patched Kconfig takes the test kernel's configuration with the
 # series' KUnit option, and the modules of the last step are copied to
 # build/modules: `make check` tests what this built; the C++ tool's rdma
-# netlink values compile against the patched uAPI header.  Last, compat/ (the
+# netlink values compile against the patched uAPI header; kernel-doc -Wall
+# finds nothing in the series' new files.  Last, compat/ (the
 # build for a distribution kernel, compat/README.md) on the whole series:
 # it applies, the same W=1 build and sparse, checkpatch --strict on each of
 # its patches.
@@ -84,6 +85,18 @@ uapi_agrees() {
 		static_assert(!nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_MIX + 1));
 	EOF
 	g++ -std=c++20 -fsyntax-only -I "$d" -I "$REPO/tools/roce-entropy/lib" "$d/check.cpp"
+}
+
+# kdoc_clean: scripts/kernel-doc -Wall (what W=2 runs) says nothing of
+# the series' new .c and .h files.
+kdoc_clean() {
+	local f files=() out
+
+	for f in $(awk '!/^#/ && $2 ~ /\.[ch]$/ { print $2 }' "$REPO/patches/new-files"); do
+		files+=("$WT/$f")
+	done
+	out=$("$KSRC/scripts/kernel-doc" -Wall -none "${files[@]}" 2>&1) || true
+	[ -z "$out" ] || { echo "$out"; return 1; }
 }
 
 # compat/: applied on the whole series for a distribution kernel's build.
@@ -271,7 +284,7 @@ checks_of() {
 	echo $n
 }
 
-plan=$((2 + 2 + ${#compats[@]}))
+plan=$((3 + 2 + ${#compats[@]}))
 for p in "${patches[@]}"; do
 	plan=$((plan + $(checks_of "$p")))
 done
@@ -377,9 +390,13 @@ if [ $applied = 1 ]; then
 	uapi_agrees > "$LOGS/uapi.log" 2>&1 && rc=0 || rc=1
 	sed 's/^/# /' "$LOGS/uapi.log"
 	ktap_rc $rc "roce-entropy's rdma netlink values are the patched uAPI's"
+	kdoc_clean > "$LOGS/kernel-doc.log" 2>&1 && rc=0 || rc=1
+	sed 's/^/# /' "$LOGS/kernel-doc.log"
+	ktap_rc $rc "kernel-doc -Wall: no warning in the series' new C files and headers"
 else
 	ktap_test_fail "the patched Kconfig: not tried, a patch did not apply"
 	ktap_test_fail "roce-entropy's rdma netlink values: not tried, a patch did not apply"
+	ktap_test_fail "kernel-doc -Wall: not tried, a patch did not apply"
 fi
 
 # compat/ on the whole series, as a distribution kernel's build has it

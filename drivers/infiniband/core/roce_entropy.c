@@ -69,6 +69,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_parse);
 /**
  * rdma_entropy_name - the name of a policy, as sysfs shows it
  * @policy: the policy
+ *
+ * Return: the policy's name, "unknown" for a value that names none.
  */
 const char *rdma_entropy_name(enum rdma_entropy_policy policy)
 {
@@ -93,6 +95,8 @@ static const char * const rdma_entropy_source_names[RDMA_ENTROPY_SRC_NR] = {
  * rdma_entropy_source_name - the name of a source, as the resource dump
  *                            shows it
  * @source: the source
+ *
+ * Return: the source's name, "unknown" for a value that names none.
  */
 const char *rdma_entropy_source_name(enum rdma_entropy_source source)
 {
@@ -177,6 +181,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdma_repath_parse);
 /**
  * rdma_repath_name - the name of a re-path setting, as sysfs shows it
  * @repath: the setting
+ *
+ * Return: the setting's name, "unknown" for a value that names none.
  */
 const char *rdma_repath_name(enum rdma_repath repath)
 {
@@ -291,6 +297,8 @@ rdma_entropy_port_rcu(struct ib_device *dev, u32 port)
  *
  * Lockless: the policy can change at any time through sysfs; a QP or AH
  * samples it once when its address is set.
+ *
+ * Return: the port's policy.
  */
 enum rdma_entropy_policy rdma_port_entropy(struct ib_device *dev, u32 port)
 {
@@ -362,6 +370,8 @@ void rdma_entropy_set_default(enum rdma_entropy_policy policy)
  *
  * Lockless, as rdma_port_entropy(); a driver samples it when a QP sees an
  * event that may move it, never per packet.
+ *
+ * Return: the port's re-path setting.
  */
 enum rdma_repath rdma_port_repath(struct ib_device *dev, u32 port)
 {
@@ -414,6 +424,8 @@ EXPORT_SYMBOL(rdma_entropy_set_reply_flow_label);
  * ib_create_ah_from_wc() with rdma_entropy_set_reply_flow_label(): over
  * IPv4, where no flow label arrives, the reply leaves with @fl, on the UDP
  * source port of the connection it answers for.
+ *
+ * Return: the AH, or an ERR_PTR().
  */
 struct ib_ah *rdma_entropy_create_reply_ah(struct ib_pd *pd,
 					   const struct ib_wc *wc,
@@ -585,6 +597,8 @@ static struct attribute *roce_entropy_attrs[] = {
  *
  * RoCE v2 ports, which carry a UDP header to put the entropy in, of devices
  * whose driver follows the policy (IBK_ROCE_ENTROPY).
+ *
+ * Return: true when the port has the knob.
  */
 bool rdma_entropy_port_has_knob(struct ib_device *dev, u32 port)
 {
