@@ -59,23 +59,21 @@ refused() {
 	[ "$(snapshot)" = "$old" ] || { echo "  policies were '$old', now '$(snapshot)'"; return 1; }
 }
 
-# raw_set_port DEV PORT VALUE: RDMA_NLDEV_CMD_SET with the port policy
-# attribute (104) holding VALUE, whatever it is; prints the kernel's errno
-# (0 for an ack).
-raw_set_port() {
-	local index
-
-	index=$(rdma -j dev show "$1" | jq '.[0].ifindex')
-	python3 - "$index" "$2" "$3" <<'PY'
+# raw_nldev CMD TYPE:FMT:VALUE...: one nldev request CMD with these
+# attributes (struct format I for u32, B for u8), built by hand, whatever
+# their values; prints the kernel's errno (0 for an ack).
+raw_nldev() {
+	python3 - "$@" <<'PY'
 import socket, struct, sys
-idx, port, value = (int(a) for a in sys.argv[1:])
 def attr(t, payload):
     n = 4 + len(payload)
     return struct.pack("=HH", n, t) + payload + b"\0" * (-n % 4)
-body = attr(1, struct.pack("=I", idx)) + attr(3, struct.pack("=I", port)) + \
-    attr(104, struct.pack("=B", value))
-# RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_SET); NLM_F_REQUEST | NLM_F_ACK
-msg = struct.pack("=IHHII", 16 + len(body), (5 << 10) + 2, 0x1 | 0x4, 1, 0) + body
+cmd, body = int(sys.argv[1]), b""
+for a in sys.argv[2:]:
+    t, fmt, v = a.split(":")
+    body += attr(int(t), struct.pack("=" + fmt, int(v)))
+# RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd); NLM_F_REQUEST | NLM_F_ACK
+msg = struct.pack("=IHHII", 16 + len(body), (5 << 10) + cmd, 0x1 | 0x4, 1, 0) + body
 s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 20)
 s.bind((0, 0))
 s.send(msg)
@@ -86,12 +84,32 @@ print(-struct.unpack_from("=i", reply, 16)[0])
 PY
 }
 
+# raw_set_port DEV PORT VALUE: RDMA_NLDEV_CMD_SET (2) of DEV_INDEX (1),
+# PORT_INDEX (3) and the port policy attribute (104) holding VALUE.
+raw_set_port() {
+	local index
+
+	index=$(rdma -j dev show "$1" | jq '.[0].ifindex')
+	raw_nldev 2 "1:I:$index" "3:I:$2" "104:B:$3"
+}
+
 # raw_refused VALUE: the kernel answers EINVAL (22) and nothing changes.
 raw_refused() {
 	local old err
 
 	old=$(snapshot)
 	err=$(raw_set_port rxea 1 "$1") || return 1
+	echo "  errno $err"
+	[ "$err" = 22 ] && [ "$(snapshot)" = "$old" ]
+}
+
+# raw_sys_refused VALUE: RDMA_NLDEV_CMD_SYS_SET (7) of the default
+# attribute (105) holding VALUE: EINVAL (22), and nothing changes.
+raw_sys_refused() {
+	local old err
+
+	old=$(snapshot)
+	err=$(raw_nldev 7 "105:B:$1") || return 1
 	echo "  errno $err"
 	[ "$err" = 22 ] && [ "$(snapshot)" = "$old" ]
 }
@@ -139,6 +157,7 @@ check "a device registered now starts with mix (knob and netlink)" \
 		reads $KNOB_B mix && [ "$(nl_policy rxeb/1)" = mix ]'
 check "a default outside the policies is refused by the tool" \
 	refused "unknown policy 'bogus'" "$TOOL" policy default bogus
+check "a default outside the enum, sent by hand, is refused (EINVAL)" raw_sys_refused 4
 check "the parameter's writes show over netlink" \
 	eval 'echo rfc > $PARAM && [ "$(nl_default)" = rfc ]'
 check "put back over netlink as found: $A0 $B0, default $P0" \
