@@ -430,13 +430,15 @@ fields() {
 # initialized" at every boot.
 KERNEL_REPORTS='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|INFO: rcu|rcu.*(stall|detected)|INFO: task|soft lockup|hard LOCKUP|suspected memory leak|kmemleak: .*(disabled|unknown object|Cannot|pool empty|Failed|alias|larger than)'
 
-# kernel_reports [LINE]: print the reports in the kernel log after line
-# LINE (default: all of it); fails if there is one.  On the KCSAN kernel
-# its data race reports are kcsan-reports.sh's to judge.
+# kernel_reports [LINE [KNOWN]]: print the reports in the kernel log after
+# line LINE (default: all of it); fails if there is one.  On the KCSAN
+# kernel its data race reports are kcsan-reports.sh's to judge; KNOWN (an
+# extended regular expression) leaves out the reports a test judged itself.
 kernel_reports() {
 	local skip='traps:'
 
 	[ "${RTE_DEBUG:-0}" != kcsan ] || skip='traps:|BUG: KCSAN:'
+	[ -z "${2:-}" ] || skip="$skip|$2"
 	! dmesg | tail -n +"$((${1:-0} + 1))" | grep -Ev "$skip" | grep -E "$KERNEL_REPORTS"
 }
 
@@ -462,9 +464,22 @@ kmemleak_clean() {
 	[ -z "$leaks" ] || { echo "$leaks" | tee "$rte_out/kmemleak.txt" | head -n 60; return 1; }
 }
 
-# Any kernel warning, bug or sanitizer report fails the run.
+# known_report REGEX: a report a test judged itself (and reported as a
+# skip with its reason), which vm_dmesg_clean then leaves out.
+known_report() {
+	echo "$1" >> "$rte_out/known-reports"
+}
+
+# Any kernel warning, bug or sanitizer report fails the run, but those a
+# test judged itself (known_report).
 vm_dmesg_clean() {
-	if ! kernel_reports; then
+	local known=
+
+	if [ -s "$rte_out/known-reports" ]; then
+		known=$(paste -sd '|' "$rte_out/known-reports")
+		echo "# left to the tests that judged them: $known"
+	fi
+	if ! kernel_reports 0 "$known"; then
 		echo "vm: FAIL: the kernel reported a problem (above)"
 		return 1
 	fi

@@ -291,14 +291,53 @@ iser_data() {
 		iscsiadm -m node -T $IQN -p "$portal" -I iser --login || return 1
 	wait_for 30 new_disk "$before" && dev=$(new_disk "$before") &&
 		wait_for 10 test -b "/dev/$dev" && disk_write_read "$dev" iser || rc=1
-	# Let the target finish the last commands before the logout: once (1
-	# run in about 12) a logout right after the I/O hit stock 6.12's
-	# WARN_ON(!list_empty(&cmd->i_conn_node)) in iscsit_release_cmd(),
-	# from isert's completion work.
-	nap 2
-	iscsiadm -m node -T $IQN -p "$portal" -I iser --logout || rc=1
-	iscsiadm -m node -o delete -T $IQN -p "$portal" -I iser || rc=1
+	ISER_PORTAL=$portal
 	return $rc
+}
+
+# The logout has a race of stock 6.12 (drivers/infiniband/ulp/isert): when
+# the target's send of the logout response completes in error, flushed
+# because the initiator's disconnect came first, isert_put_cmd() releases
+# the logout command while it is still on the connection's list, and
+# iscsit_release_cmd() says so with a WARN_ON.  Seen in 2 of about 14 runs
+# under TCG on a busy host, with panic_on_warn a panic.  So panic_on_warn
+# is off for the logout alone, and after it: that WARN and nothing else is
+# a skip with its reason (and the RDMA counters, to learn why the response
+# was not yet acknowledged); any other report fails.
+ISER_WARN='WARNING: .* at drivers/target/iscsi/iscsi_target_util\.c:[0-9]+ iscsit_release_cmd\+'
+ISER_RACES=0
+
+# iser_session_gone: the target has no session left.
+iser_session_gone() {
+	[ -z "$(tr -d '\n' < $CFG/iscsi/$IQN/tpgt_1/dynamic_sessions)" ]
+}
+
+# iser_close FAMILY LABEL: iser_data's session logged out and its node
+# deleted, with the result (pass, skip or fail) of the logout's reports.
+iser_close() {
+	local what="iSER over IPv$1 under $2: logout" at reports rc=0 warn
+
+	[ -n "${ISER_PORTAL:-}" ] || return 0
+	at=$(dmesg | wc -l)
+	read -r warn < /proc/sys/kernel/panic_on_warn
+	step sysctl -qw kernel.panic_on_warn=0
+	iscsiadm -m node -T $IQN -p "$ISER_PORTAL" -I iser --logout || rc=1
+	iscsiadm -m node -o delete -T $IQN -p "$ISER_PORTAL" -I iser || rc=1
+	wait_for 10 iser_session_gone || rc=1
+	step sysctl -qw kernel.panic_on_warn="$warn"
+	ISER_PORTAL=
+	reports=$(kernel_reports "$at")
+	if [ $rc = 0 ] && [ -n "$reports" ] && ! grep -Evq "$ISER_WARN" <<< "$reports"; then
+		ISER_RACES=$((ISER_RACES + 1))
+		known_report "$ISER_WARN"
+		echo "$reports"
+		step rdma statistic show link rxea/1
+		step rdma statistic show link rxeb/1
+		skip "$what: stock 6.12's isert logout race (WARN in iscsit_release_cmd), not judged"
+		return
+	fi
+	[ -z "$reports" ] || echo "$reports"
+	check "$what, no kernel report" test $rc = 0 -a -z "$reports"
 }
 
 iser_down() {
@@ -479,6 +518,7 @@ pass() {
 		fi
 		for fam in ${FAMS[$name]}; do
 			check "${WHAT[$name]} over IPv$fam under $label: data moved and checked" "${name}_data" "$fam"
+			[ "$(type -t "${name}_close")" != function ] || "${name}_close" "$fam" "$label"
 		done
 		if declare -F "${name}_unload" > /dev/null; then
 			check "${WHAT[$name]} under $label: module unloads" "${name}_unload"
@@ -526,5 +566,11 @@ for m in "${UNMOUNT[@]}"; do
 done
 # the ports' policy as the test found it (the next test may read it)
 [ "$rte_stock" = 1 ] || step set_policy "$policy0"
-check "no kernel report" kernel_reports "$dmesg_at"
+# iser_close judged the logouts' reports
+if [ "$ISER_RACES" = 0 ]; then
+	check "no kernel report" kernel_reports "$dmesg_at"
+else
+	check "no kernel report but the isert logout race's ($ISER_RACES)" \
+		kernel_reports "$dmesg_at" "$ISER_WARN"
+fi
 done_testing

@@ -74,6 +74,7 @@ mkdir -p "$out" "$BUILD/vm"
 out=$(realpath "$out")
 ln -sfn "$out" "$BUILD/vm/last"
 : > "$out/result"
+rm -f "$out/known-reports"
 
 accel=tcg
 if [ "${ACCEL:-tcg}" = kvm ]; then
