@@ -386,6 +386,8 @@ if [ "$DEBUG" = 0 ]; then
 		> "$LOGS/series.ktap" 2> "$LOGS/series-check.log"
 	rc=$?
 	count_file ktap "$LOGS/series.ktap" "series check"
+	"$REPO/tools/build/cover-check.sh" > "$LOGS/cover.ktap" 2> "$LOGS/cover.log"
+	count_file ktap "$LOGS/cover.ktap" "cover letters: every interface the patches add named"
 	if [ ! -f "$MODBUILD/modules/ib_core.ko" ] || [ $rc != 0 ]; then
 		tail -n 20 "$LOGS/series-check.log"
 		count FAIL "series check: no modules to test (log $LOGS/series-check.log)"

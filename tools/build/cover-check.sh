@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check's "cover letters": the texts a reviewer reads first name
+# every interface the patches add, in KTAP on stdout.
+#   - patches/cover-letter.txt, for the series of build/patchset (make
+#     patchset): each export (EXPORT_SYMBOL, EXPORT_SYMBOL_GPL; those
+#     _IF_KUNIT are the tests'), tracepoint, module parameter, sysfs
+#     attribute (the last part of a Documentation/ABI What:), rdma netlink
+#     attribute and enum of include/uapi/rdma, driver attribute of the
+#     resource dump, rxe hardware counter, Kconfig option, kernel
+#     capability flag and header of include/rdma; and its counts, "New exports
+#     (N)" and "New tracepoints (N", are the series';
+#   - compat/README.md, for the patches of compat/series: each export they
+#     add.
+# Then the check itself: the cover letter without the series' first export
+# must fail it.  COVER=FILE and COMPAT_README=FILE check other texts.
+. "$(dirname "$0")/common.sh"
+
+PSET=$BUILD/patchset
+COVER=${COVER:-$REPO/patches/cover-letter.txt}
+COMPAT_README=${COMPAT_README:-$REPO/compat/README.md}
+ksrc_init rdma >&2
+. "$KSRC/$KTAP_HELPERS"
+
+# added PATCH...: "KIND NAME" for each interface the patches add, in
+# order, once each.
+added() {
+	awk '
+	/^--- / { created = ($0 == "--- /dev/null"); next }
+	/^\+\+\+ b\// {
+		file = substr($0, 7)
+		if (created && file ~ /^include\/(rdma|uapi\/rdma)\/.*\.h$/)
+			print "header", substr(file, 9)
+		next
+	}
+	!/^\+/ { next }
+	{
+		line = substr($0, 2)
+		if (file ~ /Kconfig$/ && match(line, /^config [A-Z0-9_]+/)) {
+			print "kconfig", "CONFIG_" substr(line, 8, RLENGTH - 7)
+		} else if (file ~ /^include\/rdma\/ib_verbs\.h$/ &&
+			   match(line, /^[ \t]*IBK_[A-Z0-9_]+ *=/)) {
+			n = substr(line, RSTART, RLENGTH); sub(/^[ \t]*/, "", n); sub(/ *=$/, "", n)
+			print "capability", n
+		} else if (match(line, /^EXPORT_SYMBOL(_GPL)?\([A-Za-z0-9_]+\)/)) {
+			n = line; sub(/^[^(]*\(/, "", n); sub(/\).*/, "", n)
+			print "export", n
+		} else if (match(line, /^TRACE_EVENT\([A-Za-z0-9_]+,/)) {
+			n = line; sub(/^[^(]*\(/, "", n); sub(/,.*/, "", n)
+			print "tracepoint", n
+		} else if (match(line, /^DEFINE_EVENT(_PRINT)?\([A-Za-z0-9_]+, *[A-Za-z0-9_]+,/)) {
+			n = line; sub(/^[^,]*, */, "", n); sub(/,.*/, "", n)
+			print "tracepoint", n
+		} else if (match(line, /module_param(_cb|_named)?\([A-Za-z0-9_]+,/)) {
+			n = substr(line, RSTART); sub(/^[^(]*\(/, "", n); sub(/,.*/, "", n)
+			print "module-parameter", n
+		} else if (file ~ /^Documentation\/ABI\// && line ~ /^What:/) {
+			n = line; sub(/.*\//, "", n)
+			print "sysfs-attribute", n
+		} else if (file ~ /^include\/uapi\/rdma\// &&
+			   match(line, /^[ \t]*RDMA_NLDEV_[A-Z_]*ATTR_[A-Z0-9_]+/)) {
+			n = substr(line, RSTART, RLENGTH); sub(/^[ \t]*/, "", n)
+			print "netlink-attribute", n
+		} else if (file ~ /^include\/uapi\/rdma\// && match(line, /^enum [a-z0-9_]+ \{/)) {
+			n = line; sub(/^enum /, "", n); sub(/ .*/, "", n)
+			print "uapi-enum", n
+		} else if (match(line, /rdma_nl_put_driver_[a-z0-9_]+\([a-z]+, *"[a-z0-9_]+"/)) {
+			n = substr(line, RSTART); sub(/^[^"]*"/, "", n); sub(/".*/, "", n)
+			print "driver-attribute", n
+		} else if (file ~ /rxe_hw_counters\.c$/ && match(line, /\.name *= *"[a-z0-9_]+"/)) {
+			n = substr(line, RSTART); sub(/^[^"]*"/, "", n); sub(/".*/, "", n)
+			print "rxe-counter", n
+		}
+	}' "$@" | awk '!seen[$0]++'
+}
+
+# flat FILE: FILE on one line, runs of blanks one space.
+flat() {
+	tr -s ' \t\n' '   ' < "$1"
+}
+
+# unnamed TEXTFILE: the "KIND NAME" lines of stdin whose NAME TEXTFILE
+# lacks as a word.
+unnamed() {
+	local kind name text
+
+	text=$(flat "$1")
+	while read -r kind name; do
+		grep -qw -- "$name" <<< "$text" || echo "$kind $name"
+	done
+}
+
+# count_is TEXTFILE PHRASE N: TEXTFILE says "PHRASE (N".
+count_is() {
+	local said
+
+	said=$(flat "$1" | grep -o "$2 ([0-9]*" | head -n 1)
+	echo "# $3 in the series, cover letter: ${said:-nothing}"
+	[ "${said##*(}" = "$3" ]
+}
+
+[ -d "$PSET" ] || die "no $PSET: run 'make patchset' first"
+mapfile -t patches < <(find "$PSET" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+	! -name '0000-cover-letter.patch' | sort)
+[ ${#patches[@]} -gt 0 ] || die "no patches in $PSET"
+mapfile -t compats < <(sed -e '/^#/d' -e '/^$/d' -e "s|^|$REPO/compat/|" "$REPO/compat/series")
+
+series_names=$(added "${patches[@]}")
+compat_names=
+[ ${#compats[@]} = 0 ] || compat_names=$(added "${compats[@]}")
+
+ktap_print_header
+ktap_set_plan 5
+
+echo "# the series adds $(wc -l <<< "$series_names") interfaces:"
+sed 's/^/#   /' <<< "$series_names"
+missing=$(unnamed "$COVER" <<< "$series_names")
+[ -z "$missing" ] || sed 's/^/# not in the cover letter: /' <<< "$missing"
+if [ -z "$missing" ] && [ -n "$series_names" ]; then
+	ktap_test_pass "the cover letter names every interface the series adds"
+else
+	ktap_test_fail "the cover letter names every interface the series adds"
+fi
+
+n=$(grep -c '^export ' <<< "$series_names")
+if count_is "$COVER" "New exports" "$n"; then
+	ktap_test_pass "the cover letter counts the series' $n exports"
+else
+	ktap_test_fail "the cover letter counts the series' $n exports"
+fi
+n=$(grep -c '^tracepoint ' <<< "$series_names")
+if count_is "$COVER" "New tracepoints" "$n"; then
+	ktap_test_pass "the cover letter counts the series' $n tracepoints"
+else
+	ktap_test_fail "the cover letter counts the series' $n tracepoints"
+fi
+
+missing=$(grep '^export ' <<< "$compat_names" | unnamed "$COMPAT_README")
+[ -z "$missing" ] || sed 's/^/# not in compat\/README.md: /' <<< "$missing"
+if [ -z "$missing" ]; then
+	ktap_test_pass "compat/README.md names every export compat/ adds ($(grep -c '^export ' <<< "$compat_names"))"
+else
+	ktap_test_fail "compat/README.md names every export compat/ adds"
+fi
+
+# The control: the first export gone from the cover letter, the check fails.
+first=$(grep -m 1 '^export ' <<< "$series_names")
+control=$(mktemp)
+trap 'rm -f "$control"' EXIT
+sed "s/\b${first#* }\b/(removed)/g" "$COVER" > "$control"
+if [ -n "$first" ] && [ "$(unnamed "$control" <<< "$first")" = "$first" ]; then
+	ktap_test_pass "a cover letter without ${first#* } fails this check"
+else
+	ktap_test_fail "a cover letter without ${first#* } fails this check"
+fi
+ktap_finished
