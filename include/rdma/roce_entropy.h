@@ -7,7 +7,8 @@
  * These helpers derive both from what the two ends of a connection share: the
  * rdma_cm ports, or the two QP numbers.  Under "rfc" and "mix" every hash is
  * symmetric in its two inputs, so both ends, and both directions, compute the
- * same value.  "linux", the default, is what Linux 6.12 did.
+ * same value.  "builtin", the default, leaves the choice to rdma_cm and each
+ * driver, as they make it without a policy.
  *
  * The UDP source port is always the RFC fold of the flow label,
  * rdma_flow_label_to_udp_sport(), and a non-zero flow label that the
@@ -23,18 +24,19 @@
 
 /**
  * enum rdma_entropy_policy - how flow labels are generated on a port
- * @RDMA_ENTROPY_LINUX: what Linux 6.12 did (the default): rdma_cm's
- *                      sport * 31 + dport, the QPN hash for connected QPs
- *                      without a flow label, each driver's own rule for UD
+ * @RDMA_ENTROPY_BUILTIN: rdma_cm's and each driver's own choice (the
+ *                      default): rdma_cm's sport * 31 + dport, the QPN hash
+ *                      for connected QPs without a flow label, each driver's
+ *                      own rule for UD
  * @RDMA_ENTROPY_OFF: none are: flow label 0, the device's base port
  * @RDMA_ENTROPY_RFC: the "RoCE v2.0 Entropy" RFC v2 product-and-fold hashes
  * @RDMA_ENTROPY_MIX: the same symmetric products, then a multiplicative mix
  * @RDMA_ENTROPY_NR: number of policies
  *
- * RDMA_ENTROPY_LINUX is 0, so zeroed driver state means 6.12's behaviour.
+ * RDMA_ENTROPY_BUILTIN is 0, so zeroed driver state means the builtin choice.
  */
 enum rdma_entropy_policy {
-	RDMA_ENTROPY_LINUX,
+	RDMA_ENTROPY_BUILTIN,
 	RDMA_ENTROPY_OFF,
 	RDMA_ENTROPY_RFC,
 	RDMA_ENTROPY_MIX,
@@ -97,7 +99,7 @@ static inline u32 rdma_entropy_cm_flow_label(enum rdma_entropy_policy policy,
 					     u16 sport, u16 dport)
 {
 	switch (policy) {
-	case RDMA_ENTROPY_LINUX:
+	case RDMA_ENTROPY_BUILTIN:
 		return rdma_linux_cm_flow_label(sport, dport);
 	case RDMA_ENTROPY_RFC:
 		return rdma_calc_cm_flow_label(sport, dport);
@@ -125,7 +127,7 @@ static inline u32 rdma_entropy_qpn_flow_label(enum rdma_entropy_policy policy,
 	rqpn &= RDMA_ENTROPY_QPN_MASK;
 
 	switch (policy) {
-	case RDMA_ENTROPY_LINUX:
+	case RDMA_ENTROPY_BUILTIN:
 	case RDMA_ENTROPY_RFC:
 		return rdma_calc_flow_label(lqpn, rqpn);
 	case RDMA_ENTROPY_MIX:
@@ -169,7 +171,7 @@ static inline u32 rdma_entropy_flow_label(enum rdma_entropy_policy policy,
  *
  * As rdma_entropy_flow_label(), except that a send to the multicast QPN
  * depends on the source QPN alone: the multicast QPN is replaced by 1, the
- * identity of the product.  RDMA_ENTROPY_LINUX generates nothing per send
+ * identity of the product.  RDMA_ENTROPY_BUILTIN generates nothing per send
  * (6.12's drivers did not): only @fl counts.
  *
  * QP1 generates nothing either: a CM MAD belongs to a connection, whose flow
@@ -185,7 +187,7 @@ static inline u32 rdma_entropy_ud_flow_label(enum rdma_entropy_policy policy,
 {
 	sqpn &= RDMA_ENTROPY_QPN_MASK;
 	dqpn &= RDMA_ENTROPY_QPN_MASK;
-	if (sqpn == RDMA_ENTROPY_GSI_QPN || policy == RDMA_ENTROPY_LINUX)
+	if (sqpn == RDMA_ENTROPY_GSI_QPN || policy == RDMA_ENTROPY_BUILTIN)
 		return fl & IB_GRH_FLOWLABEL_MASK;
 	if (dqpn == IB_MULTICAST_QPN)
 		dqpn = 1;
@@ -220,7 +222,7 @@ static inline u16 rdma_entropy_sport(u32 fl, u16 base_sport)
  * @sport: set to the UDP source port to program
  *
  * For RC, UC and XRC QPs.  Under RDMA_ENTROPY_OFF, and whenever no flow label
- * results, the port is @base_sport.  Under RDMA_ENTROPY_LINUX it is 6.12's
+ * results, the port is @base_sport.  Under RDMA_ENTROPY_BUILTIN it is 6.12's
  * rdma_get_udp_sport() of the very same inputs, bits above a flow label's 20
  * and a QPN's 24 included, and the flow label is the consumer's only: 6.12
  * hashed the QP numbers into the port but not into the IPv6 header.  The
@@ -235,7 +237,7 @@ static inline u32 rdma_entropy_path(enum rdma_entropy_policy policy, u32 fl,
 {
 	u32 gen;
 
-	if (policy == RDMA_ENTROPY_LINUX) {
+	if (policy == RDMA_ENTROPY_BUILTIN) {
 		/* every bit of the inputs counts, as it did in 6.12 */
 		*sport = rdma_get_udp_sport(fl, lqpn, rqpn);
 		return fl & IB_GRH_FLOWLABEL_MASK;
@@ -298,7 +300,7 @@ static inline u32 rdma_entropy_reply_flow_label(enum rdma_entropy_policy policy,
 						u32 rcvd_fl, u32 fl)
 {
 	rcvd_fl &= IB_GRH_FLOWLABEL_MASK;
-	if (rcvd_fl || policy == RDMA_ENTROPY_LINUX)
+	if (rcvd_fl || policy == RDMA_ENTROPY_BUILTIN)
 		return rcvd_fl;
 
 	return fl & IB_GRH_FLOWLABEL_MASK;
@@ -314,7 +316,7 @@ static inline u32 rdma_entropy_reply_flow_label(enum rdma_entropy_policy policy,
  * @RDMA_ENTROPY_SRC_PER_SEND: UD: each send its own, from its AH's flow label
  *                             or the two QPNs (rdma_entropy_ud_flow_label())
  * @RDMA_ENTROPY_SRC_PER_AH: UD: the flow label and port of each send's AH
- * @RDMA_ENTROPY_SRC_PER_QP: UD under "linux" on rxe: one port per QP for
+ * @RDMA_ENTROPY_SRC_PER_QP: UD under "builtin" on rxe: one port per QP for
  *                           every destination, no flow label
  * @RDMA_ENTROPY_SRC_NR: number of sources
  */
@@ -368,7 +370,7 @@ static inline void rdma_entropy_path_state(struct rdma_entropy_state *st,
 					   &sport);
 	st->udp_sport = sport;
 	st->policy = policy;
-	if (policy == RDMA_ENTROPY_LINUX ? fl : fl & IB_GRH_FLOWLABEL_MASK)
+	if (policy == RDMA_ENTROPY_BUILTIN ? fl : fl & IB_GRH_FLOWLABEL_MASK)
 		st->source = RDMA_ENTROPY_SRC_ADDRESS;
 	else if (policy == RDMA_ENTROPY_OFF)
 		st->source = RDMA_ENTROPY_SRC_NONE;
@@ -528,7 +530,7 @@ static inline bool rdma_repath_should_move(enum rdma_repath repath,
  * @port_a: one rdma_cm port of the connection
  * @port_b: the other
  *
- * A label that a policy derives from the two ports ("linux", either way
+ * A label that a policy derives from the two ports ("builtin", either way
  * round, "rfc" or "mix") was generated by rdma_cm, on this host or on the
  * peer, and may move; any other non-zero label was set by an application
  * (sin6_flowinfo) and is pinned.  Both ends judge a connection alike: the

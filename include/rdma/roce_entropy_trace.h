@@ -20,7 +20,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/roce_entropy.h>
 
-TRACE_DEFINE_ENUM(RDMA_ENTROPY_LINUX);
+TRACE_DEFINE_ENUM(RDMA_ENTROPY_BUILTIN);
 TRACE_DEFINE_ENUM(RDMA_ENTROPY_OFF);
 TRACE_DEFINE_ENUM(RDMA_ENTROPY_RFC);
 TRACE_DEFINE_ENUM(RDMA_ENTROPY_MIX);
@@ -35,7 +35,7 @@ TRACE_DEFINE_ENUM(RDMA_ENTROPY_SRC_PER_QP);
 
 /* The names of the resource dump and the knob (roce_entropy.c). */
 #define show_roce_entropy_policy(x)					\
-	__print_symbolic(x, { RDMA_ENTROPY_LINUX, "linux" },		\
+	__print_symbolic(x, { RDMA_ENTROPY_BUILTIN, "builtin" },		\
 			 { RDMA_ENTROPY_OFF, "off" },			\
 			 { RDMA_ENTROPY_RFC, "rfc" },			\
 			 { RDMA_ENTROPY_MIX, "mix" })

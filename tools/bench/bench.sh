@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make bench: what the entropy costs, policy by policy, as ratios to stock
-# 6.12 (the policy linux, what users run today).
+# 6.12 (the policy builtin, what users run today).
 # Runs "roce-entropy simulate --grid" on the host, then one VM
 # (tools/bench/guest.sh: perftest throughput, the UD message rate,
 # the rdma_cm connect/disconnect rate, the policies interleaved in rounds,

@@ -11,7 +11,7 @@
 #   cm           roce-ping --cycles: rdma_cm connect, 1 round trip,
 #                disconnect, one after the other; cycles/s
 #
-# Rounds interleave the policies: each measurement runs under linux (stock
+# Rounds interleave the policies: each measurement runs under builtin (stock
 # 6.12, the baseline), off, rfc, mix and rfc+repath (rfc with roce_repath
 # on, whose cost without loss is measured against rfc) back to back, the
 # order rotating by one each round, so that every policy takes every
@@ -40,7 +40,7 @@
 # (roce-ping to use, default build/bin/roce-ping) change it.
 . "$rte_repo/tools/testing/lib.sh"
 
-POLICIES=(linux off rfc mix rfc+repath)
+POLICIES=(builtin off rfc mix rfc+repath)
 NPOL=${#POLICIES[@]}
 ROUNDS=${RTE_BENCH_ROUNDS:-$NPOL}
 CYCLES=${RTE_BENCH_CYCLES:-600}

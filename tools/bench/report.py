@@ -11,7 +11,7 @@ clock.json, the guest's clock against the host's; repath.json, the
 re-path moves over the runs; grid.json, "roce-entropy simulate --grid
 --json"; meta.json, the machine and its load.  For each measurement it
 prints the median per policy over the rounds, the spread (min-max), the
-ratio of each policy's median to the baseline's, stock 6.12 (linux), and
+ratio of each policy's median to the baseline's, stock 6.12 (builtin), and
 the goal; the farthest any policy's rounds stray from its own median is
 the noise floor a ratio is read against.  rfc+repath (rfc with roce_repath
 on) is also set against rfc: what re-path costs without loss.
@@ -24,11 +24,11 @@ import statistics
 import sys
 
 # The first is the baseline of the ratios: stock 6.12, what users run.
-POLICIES = ['linux', 'off', 'rfc', 'mix', 'rfc+repath']
+POLICIES = ['builtin', 'off', 'rfc', 'mix', 'rfc+repath']
 BASE = POLICIES[0]
 # Re-path's cost: rfc+repath against rfc, the same run.
 REPATH, REPATH_BASE, REPATH_GOAL = 'rfc+repath', 'rfc', 0.98
-GRID_POLICIES = ['linux', 'rfc', 'mix', 'rxe-legacy', 'ideal']
+GRID_POLICIES = ['builtin', 'rfc', 'mix', 'rxe-legacy', 'ideal']
 # test: (label, unit, goal).  The guest records messages/s (perftest) and
 # cycles/s (roce-ping); RC rates are shown in perftest's MB/s (2^20 bytes).
 TESTS = {
@@ -233,11 +233,11 @@ def main():
     print()
     g = grid['mean_max_mean_n256_m8']
     print('roce-entropy simulate --grid: mean max/mean path load at n=256, m=8 '
-          '(1.00 = perfect; linux is stock 6.12, rxe-legacy its rxe UD port):')
+          '(1.00 = perfect; builtin is stock 6.12, rxe-legacy its rxe UD port):')
     print('  ' + '  '.join(f'{k} {g[k]:.3f}' for k in GRID_POLICIES if k in g))
     for policy, t in grid['against_linux'].items():
         a, r = t['all'], t['goal_region']
-        print(f"  {policy:<10} against linux: {a['better']} better, {a['equal']} equal "
+        print(f"  {policy:<10} against builtin: {a['better']} better, {a['equal']} equal "
               f"within noise, {a['worse']} worse of {grid['cells']} cells; at n=64..1024, "
               f"m=4..16: {r['better']}, {r['equal']}, {r['worse']} of {grid['goal_cells']}")
     print(f"  mix's worst cell / ideal {grid['mix_worst_relative_to_ideal']:.3f}")

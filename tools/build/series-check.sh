@@ -78,7 +78,7 @@ uapi_agrees() {
 		using namespace roce;
 		static_assert(nl::kAttrPortRoceEntropy == RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY);
 		static_assert(nl::kSysAttrRoceEntropy == RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY);
-		static_assert(nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_LINUX) == Policy::Linux);
+		static_assert(nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_BUILTIN) == Policy::Builtin);
 		static_assert(nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_OFF) == Policy::Off);
 		static_assert(nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_RFC) == Policy::Rfc);
 		static_assert(nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_MIX) == Policy::Mix);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make demo: RoCE v2 connections spread over an 8-link ECMP router and the
-# sending host's next hops, per policy, stock 6.12 (linux) first.  Boots the
+# sending host's next hops, per policy, stock 6.12 (builtin) first.  Boots the
 # test VM (tools/demo/ecmp.sh), judges each phase's capture with
 # roce-entropy pcap, then the whole with roce-entropy ecmp-report: off on
 # one link; rfc and mix every connection on one port and within random

@@ -11,7 +11,7 @@
 #
 #   rxea/a0 -- a1 (+ a1m1..a1m7) [r] e0..e7 ==== f0..f7 [s] b1 -- b0/rxeb
 #
-# Each policy, stock 6.12 (linux) first, runs two phases, each with IPv4
+# Each policy, stock 6.12 (builtin) first, runs two phases, each with IPv4
 # and IPv6 at once:
 #   cm     64 rdma_cm RC connections per family (roce-ping, CM ports from
 #          50000), every one making MESSAGES round trips;
@@ -50,7 +50,7 @@ ECMP_LINKS=$LINKS ECMP_SEED=$SEED
 . "$rte_repo/tools/testing/lib.sh"
 . "$rte_repo/tools/testing/ecmp-core.sh"
 . "$rte_repo/tools/demo/failover.sh"
-POLICIES=(linux off rfc mix)
+POLICIES=(builtin off rfc mix)
 HOPS=4
 CM_SPORTS=50000 USERS_SPORTS=51000
 QPS=$rte_repo/build/bin/roce-qps

@@ -5,7 +5,7 @@
 # one acknowledged), QP timeout 14 (67.1 ms) and retry count 6; after 2 s
 # without loss the link that carries the most is black-holed for 2 s A to
 # B, then B to A, then both ways (the routes stay).  Runs: stock 6.12
-# (linux) and rfc with re-path off, the baselines; rfc and mix with it on.
+# (builtin) and rfc with re-path off, the baselines; rfc and mix with it on.
 # IPv4: the failover VM test of make check runs IPv6 too.
 #
 # Writes $rte_out/demo-failover.json: the settings and per run the client's
@@ -13,7 +13,7 @@
 # more), the phases with their times and moves, and the trace events
 # counted.  roce-entropy ecmp-report judges it on the host.
 
-FAILOVER_RUNS=("linux off" "rfc off" "rfc on" "mix on")
+FAILOVER_RUNS=("builtin off" "rfc off" "rfc on" "mix on")
 # 64 connections at 20 messages a second keep a TCG guest busy: gaps of
 # 150-250 ms come and go without loss (the report gives the longest of
 # the quiet phase), so the gaps listed, and drawn, start at 250 ms.

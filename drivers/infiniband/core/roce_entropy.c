@@ -12,7 +12,7 @@
  * take keep their layout, so the modules built against the kernel this is
  * added to keep loading (their symbol CRCs do not change).  They exist only
  * for devices whose driver declares, with IBK_ROCE_ENTROPY, that it follows
- * the policy; every other port behaves as 6.12 did.
+ * the policy; every other port keeps the builtin choice.
  *
  * Their lifetime is the device's: created when ib_core first adds its
  * clients to the device, they stay through moves to another network
@@ -21,7 +21,7 @@
  * files and every client, and no QP or AH of the device is left.  They are
  * taken out of the xarray before they are freed, after a grace period:
  * a reader under rcu_read_lock() that finds them can use them, one that
- * comes later finds nothing and takes 6.12's behaviour.
+ * comes later finds nothing and takes the builtin choice.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -48,7 +48,7 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(roce_entropy_ah);
 EXPORT_TRACEPOINT_SYMBOL_GPL(roce_entropy_repath);
 
 static const char * const rdma_entropy_names[RDMA_ENTROPY_NR] = {
-	[RDMA_ENTROPY_LINUX] = "linux",
+	[RDMA_ENTROPY_BUILTIN] = "builtin",
 	[RDMA_ENTROPY_OFF] = "off",
 	[RDMA_ENTROPY_RFC] = "rfc",
 	[RDMA_ENTROPY_MIX] = "mix",
@@ -56,7 +56,7 @@ static const char * const rdma_entropy_names[RDMA_ENTROPY_NR] = {
 
 /**
  * rdma_entropy_parse - parse a policy name
- * @buf: "linux", "off", "rfc" or "mix", optionally followed by one newline
+ * @buf: "builtin", "off", "rfc" or "mix", optionally followed by one newline
  *
  * Return: the policy, or -EINVAL for anything else.
  */
@@ -193,7 +193,7 @@ const char *rdma_repath_name(enum rdma_repath repath)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdma_repath_name);
 
-static unsigned int roce_entropy = RDMA_ENTROPY_LINUX;
+static unsigned int roce_entropy = RDMA_ENTROPY_BUILTIN;
 static unsigned int roce_repath = RDMA_REPATH_OFF;
 /* Set once ib_core is up: from then on a bad module parameter is refused. */
 static bool rdma_entropy_live;
@@ -293,7 +293,7 @@ rdma_entropy_port_rcu(struct ib_device *dev, u32 port)
  * rdma_port_entropy - the entropy policy of a port
  * @dev: the device
  * @port: the port number; any value is safe: an invalid port, or a port of
- *        a device that does not follow the policy, gets RDMA_ENTROPY_LINUX
+ *        a device that does not follow the policy, gets RDMA_ENTROPY_BUILTIN
  *
  * Lockless: the policy can change at any time through sysfs; a QP or AH
  * samples it once when its address is set.
@@ -302,7 +302,7 @@ rdma_entropy_port_rcu(struct ib_device *dev, u32 port)
  */
 enum rdma_entropy_policy rdma_port_entropy(struct ib_device *dev, u32 port)
 {
-	enum rdma_entropy_policy policy = RDMA_ENTROPY_LINUX;
+	enum rdma_entropy_policy policy = RDMA_ENTROPY_BUILTIN;
 	struct rdma_entropy_port *p;
 
 	rcu_read_lock();
@@ -457,7 +457,7 @@ struct rdma_entropy_param {
 	unsigned int *val;
 	const char * const *names;
 	size_t nr;
-	const char *what;	/* for the warning: "policy (linux, ...)" */
+	const char *what;	/* for the warning: "policy (builtin, ...)" */
 };
 
 /*
@@ -499,12 +499,12 @@ static struct rdma_entropy_param roce_entropy_param = {
 	.val = &roce_entropy,
 	.names = rdma_entropy_names,
 	.nr = RDMA_ENTROPY_NR,
-	.what = "policy (linux, off, rfc, mix)",
+	.what = "policy (builtin, off, rfc, mix)",
 };
 module_param_cb(roce_entropy, &roce_entropy_param_ops, &roce_entropy_param,
 		0644);
 MODULE_PARM_DESC(roce_entropy,
-		 "RoCE v2 entropy policy of devices registered from now on: linux (6.12's, default), off, rfc or mix");
+		 "RoCE v2 entropy policy of devices registered from now on: builtin (default), off, rfc or mix");
 
 static struct rdma_entropy_param roce_repath_param = {
 	.val = &roce_repath,

@@ -13,7 +13,7 @@
 #include "core_priv.h"
 
 /* The uAPI's values are the policies' own. */
-static_assert((int)RDMA_NL_ROCE_ENTROPY_LINUX == (int)RDMA_ENTROPY_LINUX &&
+static_assert((int)RDMA_NL_ROCE_ENTROPY_BUILTIN == (int)RDMA_ENTROPY_BUILTIN &&
 	      (int)RDMA_NL_ROCE_ENTROPY_OFF == (int)RDMA_ENTROPY_OFF &&
 	      (int)RDMA_NL_ROCE_ENTROPY_RFC == (int)RDMA_ENTROPY_RFC &&
 	      (int)RDMA_NL_ROCE_ENTROPY_MIX == (int)RDMA_ENTROPY_MIX &&

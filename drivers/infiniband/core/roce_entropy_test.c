@@ -20,7 +20,7 @@
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 static const enum rdma_entropy_policy all_policies[] = {
-	RDMA_ENTROPY_LINUX,
+	RDMA_ENTROPY_BUILTIN,
 	RDMA_ENTROPY_OFF,
 	RDMA_ENTROPY_RFC,
 	RDMA_ENTROPY_MIX,
@@ -345,7 +345,7 @@ static void roce_entropy_rfc_matches_6_12(struct kunit *test)
 }
 
 /*
- * "linux" is 6.12 for every input, 32 bits of each: a connected QP's port
+ * "builtin" is 6.12 for every input, 32 bits of each: a connected QP's port
  * is rdma_get_udp_sport() whatever the device's base port, its IPv6 header
  * has the consumer's flow label only, and nothing is generated per UD send.
  * Odd rounds have a flow label, and one in four of those only bits above 20.
@@ -364,16 +364,16 @@ static void roce_entropy_linux_matches_6_12(struct kunit *test)
 		if ((i & 7) == 7)
 			fl &= ~IB_GRH_FLOWLABEL_MASK;
 		KUNIT_ASSERT_EQ(test,
-				rdma_entropy_path(RDMA_ENTROPY_LINUX, fl, lqpn,
+				rdma_entropy_path(RDMA_ENTROPY_BUILTIN, fl, lqpn,
 						  rqpn, base, &sport),
 				fl & IB_GRH_FLOWLABEL_MASK);
 		KUNIT_ASSERT_EQ_MSG(test, sport,
 				    rdma_get_udp_sport(fl, lqpn, rqpn),
 				    "fl %#x qpns %#x %#x", fl, lqpn, rqpn);
-		KUNIT_ASSERT_FALSE(test, rdma_entropy_ud_per_send(RDMA_ENTROPY_LINUX,
+		KUNIT_ASSERT_FALSE(test, rdma_entropy_ud_per_send(RDMA_ENTROPY_BUILTIN,
 								  fl));
 		KUNIT_ASSERT_EQ(test,
-				rdma_entropy_ud_flow_label(RDMA_ENTROPY_LINUX, fl,
+				rdma_entropy_ud_flow_label(RDMA_ENTROPY_BUILTIN, fl,
 							   lqpn, rqpn),
 				fl & IB_GRH_FLOWLABEL_MASK);
 	}
@@ -421,9 +421,9 @@ struct path_case {
 #define ADDR RDMA_ENTROPY_SRC_ADDRESS
 #define NONE RDMA_ENTROPY_SRC_NONE
 static const struct path_case path_cases[] = {
-	{ RDMA_ENTROPY_LINUX, 0, 0x12, 0x12, 0xd000, 0, 0xc144, QPN },
-	{ RDMA_ENTROPY_LINUX, 0, 0, 0x11, 0xd000, 0, 0xc000, QPN },
-	{ RDMA_ENTROPY_LINUX, 0x12345, 0x12, 0x12, 0xd000, 0x12345, 0xe341,
+	{ RDMA_ENTROPY_BUILTIN, 0, 0x12, 0x12, 0xd000, 0, 0xc144, QPN },
+	{ RDMA_ENTROPY_BUILTIN, 0, 0, 0x11, 0xd000, 0, 0xc000, QPN },
+	{ RDMA_ENTROPY_BUILTIN, 0x12345, 0x12, 0x12, 0xd000, 0x12345, 0xe341,
 	  ADDR },
 	/*
 	 * 6.12 looked at every bit: a label with bits above 20 only is a
@@ -431,10 +431,10 @@ static const struct path_case path_cases[] = {
 	 * QPN's bits above 24 enter the product: 0x1000001 * 1 = 0x1000001,
 	 * ^ >> 20 gives 0x1000011, 20 bits 0x11.
 	 */
-	{ RDMA_ENTROPY_LINUX, 0x100000, 0x12, 0x12, 0xd000, 0, 0xc000, ADDR },
-	{ RDMA_ENTROPY_LINUX, 0x80000005, 0x12, 0x12, 0xd000, 5, 0xc005,
+	{ RDMA_ENTROPY_BUILTIN, 0x100000, 0x12, 0x12, 0xd000, 0, 0xc000, ADDR },
+	{ RDMA_ENTROPY_BUILTIN, 0x80000005, 0x12, 0x12, 0xd000, 5, 0xc005,
 	  ADDR },
-	{ RDMA_ENTROPY_LINUX, 0, 0x1000001, 1, 0xd000, 0, 0xc011, QPN },
+	{ RDMA_ENTROPY_BUILTIN, 0, 0x1000001, 1, 0xd000, 0, 0xc011, QPN },
 	{ RDMA_ENTROPY_OFF, 0, 0x12, 0x12, 0xc000, 0, 0xc000, NONE },
 	{ RDMA_ENTROPY_OFF, 0, 0x12, 0x12, 0xd000, 0, 0xd000, NONE },
 	{ RDMA_ENTROPY_OFF, 0xabcde, 0x12, 0x12, 0xd000, 0xabcde, 0xfcf4, ADDR },
@@ -505,8 +505,8 @@ struct per_send_case {
 
 /* UD AHs: only an AH without a flow label, under rfc or mix, goes per send. */
 static const struct per_send_case per_send_cases[] = {
-	{ RDMA_ENTROPY_LINUX, 0, false },
-	{ RDMA_ENTROPY_LINUX, 0xabcde, false },
+	{ RDMA_ENTROPY_BUILTIN, 0, false },
+	{ RDMA_ENTROPY_BUILTIN, 0xabcde, false },
 	{ RDMA_ENTROPY_OFF, 0, false },
 	{ RDMA_ENTROPY_RFC, 0, true },
 	{ RDMA_ENTROPY_MIX, 0, true },
@@ -570,7 +570,7 @@ struct reply_case {
 /*
  * A reply's address built from a received packet (the CM's SIDR REP, REJ,
  * DREP): the flow label received (IPv6) wins; without one (IPv4) the
- * connection's is used, but under "linux", as in 6.12, none.
+ * connection's is used, but under "builtin", as in 6.12, none.
  */
 static const struct reply_case reply_cases[] = {
 	{ RDMA_ENTROPY_RFC, 0, 0x12345, 0x12345 },
@@ -580,8 +580,8 @@ static const struct reply_case reply_cases[] = {
 	{ RDMA_ENTROPY_MIX, 0xabcde, 0, 0xabcde },
 	{ RDMA_ENTROPY_MIX, 0xfffabcde, 0, 0xabcde },
 	{ RDMA_ENTROPY_OFF, 0, 0x12345, 0x12345 },
-	{ RDMA_ENTROPY_LINUX, 0, 0x12345, 0 },
-	{ RDMA_ENTROPY_LINUX, 0xabcde, 0x12345, 0xabcde },
+	{ RDMA_ENTROPY_BUILTIN, 0, 0x12345, 0 },
+	{ RDMA_ENTROPY_BUILTIN, 0xabcde, 0x12345, 0xabcde },
 };
 
 static void reply_desc(const struct reply_case *c, char *desc)
@@ -802,9 +802,9 @@ struct cm_generated_case {
  * from the CM golden vectors.
  */
 static const struct cm_generated_case cm_generated_cases[] = {
-	{ 0xc001, 0x4791, 0x787b0, true },	/* linux, active side's order */
+	{ 0xc001, 0x4791, 0x787b0, true },	/* builtin, active side's order */
 	{ 0x4791, 0xc001, 0x787b0, true },	/* ... seen from the passive side */
-	{ 0xc001, 0x4791, 0x96a90, true },	/* linux, the other order */
+	{ 0xc001, 0x4791, 0x96a90, true },	/* builtin, the other order */
 	{ 0xc001, 0x4791, 0x89f0e, true },	/* rfc */
 	{ 0x4791, 0xc001, 0x89f0e, true },
 	{ 0xc001, 0x4791, 0x4f3af, true },	/* mix */
@@ -817,7 +817,7 @@ static const struct cm_generated_case cm_generated_cases[] = {
 	{ 0xc001, 0x4791, 0xcf18b, false },	/* another connection's */
 	{ 0xc001, 0x4791, 0, false },		/* none */
 	{ 0, 0x12b7, 0, false },		/* rfc of a zero port: none */
-	{ 0, 0x12b7, 0x012b7, true },		/* linux of it */
+	{ 0, 0x12b7, 0x012b7, true },		/* builtin of it */
 };
 
 static void cm_generated_desc(const struct cm_generated_case *c, char *desc)
@@ -939,7 +939,7 @@ static void roce_entropy_port_bounds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_MIX);
 	for (i = 0; i < ARRAY_SIZE(bad_ports); i++)
 		KUNIT_EXPECT_EQ_MSG(test, rdma_port_entropy(t->dev, bad_ports[i]),
-				    RDMA_ENTROPY_LINUX, "port %u", bad_ports[i]);
+				    RDMA_ENTROPY_BUILTIN, "port %u", bad_ports[i]);
 }
 
 /* The same for the re-path setting: off for any port that is not one. */
@@ -973,10 +973,10 @@ static void roce_entropy_port_owner(struct kunit *test)
 	other->index = TEST_DEV_INDEX;
 
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_MIX);
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(other, 1), RDMA_ENTROPY_LINUX);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(other, 1), RDMA_ENTROPY_BUILTIN);
 	KUNIT_EXPECT_EQ(test, rdma_port_repath(other, 1), RDMA_REPATH_OFF);
 	roce_entropy_port_release(t);
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_LINUX);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_BUILTIN);
 	KUNIT_EXPECT_EQ(test, rdma_port_repath(t->dev, 1), RDMA_REPATH_OFF);
 }
 
@@ -1022,7 +1022,7 @@ static void roce_entropy_port_add_again(struct kunit *test)
 
 	/* the device's last reference: its settings are gone */
 	put_device(&dev->dev);
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(dev, 1), RDMA_ENTROPY_LINUX);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(dev, 1), RDMA_ENTROPY_BUILTIN);
 	KUNIT_EXPECT_EQ(test, roce_entropy_store(dev, 1, NULL, "rfc", 3),
 			-ENODEV);
 }
@@ -1076,7 +1076,7 @@ static void roce_entropy_port_no_state(struct kunit *test)
 	struct port_test *t = test->priv;
 
 	roce_entropy_port_release(t);
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_LINUX);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_BUILTIN);
 }
 
 /* A reply's address takes the connection's flow label as its port's policy says. */
@@ -1113,8 +1113,8 @@ struct parse_case {
 static char overlong[PAGE_SIZE];
 
 static const struct parse_case parse_cases[] = {
-	{ "linux", RDMA_ENTROPY_LINUX },
-	{ "linux\n", RDMA_ENTROPY_LINUX },
+	{ "builtin", RDMA_ENTROPY_BUILTIN },
+	{ "builtin\n", RDMA_ENTROPY_BUILTIN },
 	{ "off", RDMA_ENTROPY_OFF },
 	{ "rfc", RDMA_ENTROPY_RFC },
 	{ "mix", RDMA_ENTROPY_MIX },
@@ -1129,8 +1129,9 @@ static const struct parse_case parse_cases[] = {
 	{ " rfc", -EINVAL },
 	{ "RFC", -EINVAL },
 	{ "on", -EINVAL },
-	{ "Linux", -EINVAL },
-	{ "linux6.12", -EINVAL },
+	{ "Builtin", -EINVAL },
+	{ "builtin6.12", -EINVAL },
+	{ "linux", -EINVAL },
 	{ "mix\nrfc", -EINVAL },
 	{ overlong, -EINVAL },
 };
@@ -1231,9 +1232,9 @@ static const struct fill_res_case fill_res_cases[] = {
 	  "roce_entropy mix roce_fl_source address roce_flow_label 0xabcde roce_udp_sport 64756" },
 	{ "off none", { 0, 0xc000, RDMA_ENTROPY_OFF, RDMA_ENTROPY_SRC_NONE },
 	  "roce_entropy off roce_fl_source none roce_flow_label 0x0 roce_udp_sport 49152" },
-	{ "linux per-qp", { 0, 0xd872, RDMA_ENTROPY_LINUX,
+	{ "builtin per-qp", { 0, 0xd872, RDMA_ENTROPY_BUILTIN,
 			    RDMA_ENTROPY_SRC_PER_QP },
-	  "roce_entropy linux roce_fl_source per-qp roce_flow_label 0x0 roce_udp_sport 55410" },
+	  "roce_entropy builtin roce_fl_source per-qp roce_flow_label 0x0 roce_udp_sport 55410" },
 	{ "rfc per-send", { 0, 0, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_PER_SEND },
 	  "roce_entropy rfc roce_fl_source per-send" },
 	{ "off per-ah", { 0, 0, RDMA_ENTROPY_OFF, RDMA_ENTROPY_SRC_PER_AH },

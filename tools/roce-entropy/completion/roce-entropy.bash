@@ -57,7 +57,7 @@ _roce_entropy_tools_policy()
 		show:0 | set:0)
 			words="$words $(cd /sys/class/infiniband 2>/dev/null &&
 				for p in */ports/*; do echo "${p%%/*}/${p##*/}"; done)" ;;
-		set:1 | default:0) words="off rfc mix linux" ;;
+		set:1 | default:0) words="off rfc mix builtin" ;;
 		esac
 	fi
 	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$1")
@@ -83,7 +83,7 @@ _roce_entropy_tools()
 
 	case $prev in
 	--policy)
-		words="off rfc mix linux"
+		words="off rfc mix builtin"
 		[ "$sub" = simulate ] && words="$words rxe-legacy ideal"
 		mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
 		return

@@ -4,7 +4,7 @@
 // The first byte says what the rest of the input is:
 //   0 mod 4   a capture file (pcap or pcapng), read by read_capture()
 //             through a memfd, then grouped by judge_capture() under every
-//             policy, linux included, and as a mixed fleet;
+//             policy, builtin included, and as a mixed fleet;
 //   1, 2, 3   one frame for parse_frame(), as Ethernet (VLAN tags, VXLAN,
 //             GRE and ERSPAN, IPv6 extension headers included), Linux
 //             cooked (SLL) or Linux cooked v2 (SLL2); with bit 2 set, the
@@ -88,8 +88,8 @@ void check_summary(const roce::CaptureSummary &sum, std::size_t packets,
 		       "packets without a prediction come with the reason");
 		expect(c.verdict != Verdict::Agrees || !c.judged_by.empty(),
 		       "an agreeing connection says what judged it");
-		// (linux predicts per kind of packet and sending QP: no such bound)
-		if (policy && *policy != roce::Policy::Linux && c.verdict == Verdict::Agrees &&
+		// (builtin predicts per kind of packet and sending QP: no such bound)
+		if (policy && *policy != roce::Policy::Builtin && c.verdict == Verdict::Agrees &&
 		    c.expected_flow_label)
 			expect(c.udp_sports == std::set{roce::udp_sport(*c.expected_flow_label)},
 			       "an agreeing connection of one flow label has its port");
@@ -97,8 +97,8 @@ void check_summary(const roce::CaptureSummary &sum, std::size_t packets,
 		       "mismatched and unpredicted packets are packets of their connection");
 		expect(c.forward.cm_packets + c.reverse.cm_packets == c.cm_mads,
 		       "each CM MAD goes one way or the other");
-		expect(policy != roce::Policy::Linux || !c.expected_flow_label,
-		       "linux predicts per packet, not one flow label per connection");
+		expect(policy != roce::Policy::Builtin || !c.expected_flow_label,
+		       "builtin predicts per packet, not one flow label per connection");
 		expect(!c.expected_flow_label || *c.expected_flow_label <= roce::kFlowLabelMask,
 		       "the expected flow label has 20 bits");
 		total += c.packets;
@@ -115,17 +115,17 @@ void check_summary(const roce::CaptureSummary &sum, std::size_t packets,
 void judge(const std::vector<roce::RocePacket> &packets)
 {
 	for (auto policy :
-	     {roce::Policy::Off, roce::Policy::Rfc, roce::Policy::Mix, roce::Policy::Linux}) {
+	     {roce::Policy::Off, roce::Policy::Rfc, roce::Policy::Mix, roce::Policy::Builtin}) {
 		check_summary(roce::judge_capture(packets, policy, 0), packets.size(), policy);
 		check_summary(roce::judge_capture(packets, policy, 0x5A5A5), packets.size(),
 		              policy);
 	}
 	if (packets.empty())
 		return;
-	// A mixed fleet: the first packet's sender under linux, its receiver
+	// A mixed fleet: the first packet's sender under builtin, its receiver
 	// under mix, the rest under rfc.
 	roce::JudgeConfig cfg;
-	cfg.hosts[packets[0].src] = roce::Policy::Linux;
+	cfg.hosts[packets[0].src] = roce::Policy::Builtin;
 	cfg.hosts.emplace(packets[0].dst, roce::Policy::Mix);
 	check_summary(roce::judge_capture(packets, cfg), packets.size(), std::nullopt);
 }

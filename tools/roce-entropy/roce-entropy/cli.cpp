@@ -17,7 +17,7 @@ CLI::App *add_flow_label(CLI::App &app, FlowLabelArgs &a)
 {
 	auto *cmd = app.add_subcommand("flow-label",
 	                               "the flow label and UDP source port the kernel would use");
-	cmd->add_option("--policy", a.policy, "off, rfc, mix or linux")->required();
+	cmd->add_option("--policy", a.policy, "off, rfc, mix or builtin")->required();
 	auto *cm_opt = number_option(cmd->add_option("--cm-ports", a.cm_ports,
 	                                             "rdma_cm source and destination ports"))
 	                   ->expected(2);
@@ -49,7 +49,7 @@ CLI::App *add_simulate(CLI::App &app, SimulateArgs &a)
 	auto *cmd = app.add_subcommand(
 	    "simulate", "spread connections over ECMP paths and compare with random ports");
 	cmd->add_option("--policy", a.policies,
-	                "off, rfc, mix, linux (stock 6.12), rxe-legacy, ideal (default: all but "
+	                "off, rfc, mix, builtin (stock 6.12), rxe-legacy, ideal (default: all but "
 	                "off)");
 	cmd->add_option("--scenario", a.scenario,
 	                "seq-ports, random-ports, seq-qpns, offset-qpns, stride8-qpns, "
@@ -72,7 +72,7 @@ CLI::App *add_pcap(CLI::App &app, PcapArgs &a)
 	            "(exit 1 when one disagrees, 3 when one is unjudged)");
 	cmd->add_option("file", a.file, "pcap or pcapng file")->required();
 	cmd->add_option("--policy", a.policy,
-	                "off, rfc, mix or linux (stock 6.12 rxe) (default rfc)");
+	                "off, rfc, mix or builtin (stock 6.12 rxe) (default rfc)");
 	number_option(cmd->add_option("--flow-label", a.app_fl,
 	                              "the flow label the application set (it wins)"));
 	cmd->add_option("--port-flow-label", a.port_fls,
@@ -151,11 +151,11 @@ CLI::App *add_policy(CLI::App &app, PolicyArgs &a)
 	show->add_flag("--json", a.json, "print JSON");
 	auto *set = cmd->add_subcommand("set", "set a port's policy");
 	set->add_option("port", a.target, "the port")->type_name("DEV/PORT")->required();
-	set->add_option("policy", a.policy, "off, rfc, mix or linux")->required();
+	set->add_option("policy", a.policy, "off, rfc, mix or builtin")->required();
 	set->add_flag("--json", a.json, "print what was set as JSON");
 	auto *def = cmd->add_subcommand(
 	    "default", "show or set the policy devices start with when they register");
-	def->add_option("policy", a.policy, "off, rfc, mix or linux (none: show it)");
+	def->add_option("policy", a.policy, "off, rfc, mix or builtin (none: show it)");
 	def->add_flag("--json", a.json, "print JSON");
 	cmd->add_flag("--json", a.json, "print JSON");
 	cmd->parse_complete_callback([cmd, &a] {

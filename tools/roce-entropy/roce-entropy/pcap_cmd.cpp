@@ -72,28 +72,28 @@ json direction_json(const Direction &d, bool ipv6)
 
 // What each policy gives the connection from its CM ports and from its QPNs
 // (the RFC's rule for a QP that rdma_cm gave no flow label): the judge of a
-// capture taken while the policy changed needs them all.  Under linux the
+// capture taken while the policy changed needs them all.  Under builtin the
 // flow labels are those of the QPs (their port; none goes on the wire),
 // and rxe's own ports are given apart: QP1's for the CM MADs, and for UD
 // each sending QP's, src's and dst's.
 json predictions_json(const Connection &c)
 {
 	json p = json::object();
-	for (auto policy : {Policy::Off, Policy::Rfc, Policy::Mix, Policy::Linux}) {
+	for (auto policy : {Policy::Off, Policy::Rfc, Policy::Mix, Policy::Builtin}) {
 		json q = json::object();
 		if (c.cm_ports)
 			q["cm"] = prediction_json(
 			    cm_flow_label(policy, c.cm_ports->first, c.cm_ports->second));
-		if (c.qpns.size() == 2 && !(c.ud && policy == Policy::Linux))
+		if (c.qpns.size() == 2 && !(c.ud && policy == Policy::Builtin))
 			q["qpn"] =
 			    prediction_json(c.ud ? ud_flow_label(policy, 0, c.qpns[0], c.qpns[1])
 			                         : flow_label(policy, 0, c.qpns[0], c.qpns[1]));
 		p[std::string(policy_name(policy))] = q;
 	}
-	p["linux"]["cm_mads"] = wire_json(linux_rxe_cm_mad(), c.ipv6);
+	p["builtin"]["cm_mads"] = wire_json(linux_rxe_cm_mad(), c.ipv6);
 	if (c.ud && c.qpns.size() == 2)
-		p["linux"]["ud"] = {wire_json(linux_rxe_ud(c.qpns[0]), c.ipv6),
-		                    wire_json(linux_rxe_ud(c.qpns[1]), c.ipv6)};
+		p["builtin"]["ud"] = {wire_json(linux_rxe_ud(c.qpns[0]), c.ipv6),
+		                      wire_json(linux_rxe_ud(c.qpns[1]), c.ipv6)};
 	return p;
 }
 
@@ -105,7 +105,7 @@ std::string hex_list(const auto &values, int width)
 	return s;
 }
 
-// linux's prediction per kind of packet: "CM MADs 0xd872, data -> 0xc144,
+// builtin's prediction per kind of packet: "CM MADs 0xd872, data -> 0xc144,
 // data <- 0xc144, flow label 0".
 std::string per_kind_text(const Connection &c)
 {

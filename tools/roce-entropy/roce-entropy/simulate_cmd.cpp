@@ -92,12 +92,12 @@ std::vector<SimPolicy> sim_policies(const std::vector<std::string> &names)
 		auto p = parse_sim_policy(name);
 		if (!p)
 			throw UsageError("unknown policy '" + name +
-			                 "' (off, rfc, mix, linux, rxe-legacy, ideal)");
+			                 "' (off, rfc, mix, builtin, rxe-legacy, ideal)");
 		policies.push_back(*p);
 	}
 	if (policies.empty())
-		policies = {SimPolicy::Rfc, SimPolicy::Mix, SimPolicy::Linux, SimPolicy::RxeLegacy,
-		            SimPolicy::Ideal};
+		policies = {SimPolicy::Rfc, SimPolicy::Mix, SimPolicy::Builtin,
+		            SimPolicy::RxeLegacy, SimPolicy::Ideal};
 	return policies;
 }
 
@@ -137,7 +137,7 @@ int simulate_one(const SimulateArgs &args, std::ostream &out)
 
 // The grid's policies; the first, stock 6.12, is the baseline of the
 // others, the last (random ports) gives the noise.
-const std::vector<SimPolicy> kGridPolicies = {SimPolicy::Linux, SimPolicy::Rfc, SimPolicy::Mix,
+const std::vector<SimPolicy> kGridPolicies = {SimPolicy::Builtin, SimPolicy::Rfc, SimPolicy::Mix,
                                               SimPolicy::RxeLegacy, SimPolicy::Ideal};
 constexpr std::size_t kIdeal = 4, kMix = 2;
 const std::vector<unsigned> kGridConnections = {64, 256, 1024, 4096};
@@ -201,7 +201,7 @@ Record grid_cell(SimParams params, GridTally &t)
 	}
 	if (goal && vs[kMix] == Versus::Worse)
 		t.mix_worse.push_back(cell_name(params) +
-		                      format(" (mix %.2f, linux %.2f, noise %.2f, ideal %.2f)",
+		                      format(" (mix %.2f, builtin %.2f, noise %.2f, ideal %.2f)",
 		                             r[kMix].max_mean, r[0].max_mean, noise,
 		                             r[kIdeal].max_mean));
 	t.mix_worst = std::max(t.mix_worst, r[kMix].max_mean / r[kIdeal].max_mean);
@@ -247,19 +247,19 @@ Record grid_summary(const GridTally &t)
 	for (std::size_t i = 1; i < kGridPolicies.size(); ++i) {
 		const std::string name(name_of(kGridPolicies[i]));
 		Record p;
-		p.add(
-		     "all", tally_record(t.all[i]).json(),
-		     format("summary: %-10s against linux: %3u better, %3u equal within noise, %3u "
-		            "worse of %u cells;",
-		            name.c_str(), t.all[i][0], t.all[i][1], t.all[i][2], t.cells))
+		p.add("all", tally_record(t.all[i]).json(),
+		      format(
+		          "summary: %-10s against builtin: %3u better, %3u equal within noise, %3u "
+		          "worse of %u cells;",
+		          name.c_str(), t.all[i][0], t.all[i][1], t.all[i][2], t.cells))
 		    .add("goal_region", tally_record(t.goal[i]).json(),
 		         format(" at n=64..1024, m=4..16: %3u, %3u, %3u of %u\n", t.goal[i][0],
 		                t.goal[i][1], t.goal[i][2], t.goal_cells));
 		against.add(name, p);
 	}
 	std::string goal = t.mix_worse.empty()
-	                       ? "met: mix is better than or equal to linux in every cell\n"
-	                       : "not met: mix is worse than linux beyond noise in " +
+	                       ? "met: mix is better than or equal to builtin in every cell\n"
+	                       : "not met: mix is worse than builtin beyond noise in " +
 	                             std::to_string(t.mix_worse.size()) + " cells:\n";
 	for (const auto &c : t.mix_worse)
 		goal += "  " + c + '\n';
@@ -276,7 +276,7 @@ Record grid_summary(const GridTally &t)
 	    .add_text("\n")
 	    .add("against_linux", against)
 	    .add("mix_goal_met", t.mix_worse.empty(),
-	         "goal at n=64..1024, m=4..16, mix better than or equal to linux within noise: " +
+	         "goal at n=64..1024, m=4..16, mix better than or equal to builtin within noise: " +
 	             goal)
 	    .add_json("mix_worse_cells", t.mix_worse)
 	    .add("mean_max_mean_n256_m8", means.json(), text + means.text() + '\n')
@@ -304,10 +304,11 @@ int simulate_grid(const SimulateArgs &args, std::ostream &out)
 					cells.push_back(grid_cell(params, tally));
 				}
 	Record r;
-	r.add_text("busiest path / mean; after each policy, against linux (stock 6.12): + better, "
-	           "= equal within noise, - worse\n"
-	           "    n   m scenario     hash   linux   rfc      mix      rxe-legacy  ideal    "
-	           "(p95)  noise\n")
+	r.add_text(
+	     "busiest path / mean; after each policy, against builtin (stock 6.12): + better, "
+	     "= equal within noise, - worse\n"
+	     "    n   m scenario     hash   builtin   rfc      mix      rxe-legacy  ideal    "
+	     "(p95)  noise\n")
 	    .add("cells", cells)
 	    .add("summary", grid_summary(tally));
 	print(r, args.json, out);

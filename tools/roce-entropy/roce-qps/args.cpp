@@ -59,7 +59,7 @@ std::optional<int> parse_qps_args(int argc, const char *const *argv, QpsOptions 
 	number_option(app.add_option("--batch", args.batch, "sends in flight at once"));
 	number_option(app.add_option("--size", args.size, "bytes per message"));
 	app.add_option("--policy", args.policy,
-	               "predict each pair's port and flow label under off, rfc, mix or linux");
+	               "predict each pair's port and flow label under off, rfc, mix or builtin");
 	number_option(app.add_option("--timeout", args.timeout,
 	                             "seconds without a completion before giving up"));
 	app.add_option("--transport", args.transport,

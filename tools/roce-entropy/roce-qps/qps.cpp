@@ -250,11 +250,11 @@ struct Report {
 };
 
 // The UDP source ports of pair P's packets under POLICY: A to B, B to A.
-// Stock 6.12 rxe (linux) sends UD from each QP's own port.
+// Stock 6.12 rxe (builtin) sends UD from each QP's own port.
 std::pair<std::uint16_t, std::uint16_t> pair_sports(const QpsOptions &opts, Policy policy,
                                                     std::uint32_t qpn_a, std::uint32_t qpn_b)
 {
-	if (opts.ud && policy == Policy::Linux)
+	if (opts.ud && policy == Policy::Builtin)
 		return {linux_rxe_ud(qpn_a).udp_sport, linux_rxe_ud(qpn_b).udp_sport};
 	const auto fl =
 	    opts.ud ? ud_flow_label(policy, 0, qpn_a, qpn_b) : flow_label(policy, 0, qpn_a, qpn_b);

@@ -13,12 +13,12 @@ namespace
 // By hand:
 //   rfc QPN 0x12 * 0x12 = 0x144: port 0xc144 (49476)
 //   rfc CM 45313 * 7174 = 0x13604206, folded 0x33137: port 0xf13b (61755)
-//   linux CM 45313 * 31 + 7174 = 0x158b25, 20 bits 0x58b25: 0xb25 ^ 0x16,
+//   builtin CM 45313 * 31 + 7174 = 0x158b25, 20 bits 0x58b25: 0xb25 ^ 0x16,
 //     port 0xcb33 (52019); the other order 7174 * 31 + 45313 = 0x415bb:
 //     0x15bb ^ 0x10, port 0xd5ab (54699)
 //   fold of 0x5a5a5: low 14 bits 0x25a5 ^ top 6 bits 0x16 = 0x25b3, port
 //     0xe5b3 (58803); of 0x12345: 0x2345 ^ 0x4 = 0x2341, port 0xe341
-//   rxe's UD port of QPN 0x12 under linux: 0xc000 + hash_32(0x12, 14) =
+//   rxe's UD port of QPN 0x12 under builtin: 0xc000 + hash_32(0x12, 14) =
 //     0xf806 (63494)
 QpEntry rc(const char *policy, const char *source, std::uint32_t fl, std::uint32_t sport,
            std::uint32_t lqpn = 0x12, std::uint32_t rqpn = 0x12)
@@ -111,7 +111,7 @@ TEST(Audit, QpnPairWrongSourceAndFlowLabelDisagree)
 TEST(Audit, LinuxQpnPairHasNoFlowLabelOnRxe)
 {
 	// 6.12's rdma_get_udp_sport(): the port of the RFC hash, no flow label
-	EXPECT_EQ(judge_one(rc("linux", "qpn", 0, 0xC144)).verdict, Verdict::Agrees);
+	EXPECT_EQ(judge_one(rc("builtin", "qpn", 0, 0xC144)).verdict, Verdict::Agrees);
 }
 
 TEST(Audit, OffHasTheBasePort)
@@ -134,8 +134,8 @@ TEST(Audit, ConsumerFlowLabelMustFoldToThePort)
 
 TEST(Audit, ConsumerFlowLabelUnderLinuxOnRxeIsNotJudged)
 {
-	// rxe sends no flow label under linux: the address's is not shown
-	const auto v = judge_one(rc("linux", "address", 0, 0xE341));
+	// rxe sends no flow label under builtin: the address's is not shown
+	const auto v = judge_one(rc("builtin", "address", 0, 0xE341));
 	EXPECT_EQ(v.verdict, Verdict::Unjudged);
 }
 
@@ -158,14 +158,14 @@ TEST(Audit, RdmaCmPassiveSideFromItsListener)
 	const std::vector<CmIdEntry> ids = {
 	    cm_id("LISTEN", std::nullopt, {"0.0.0.0", 7174}, std::nullopt),
 	    cm_id("CONNECT", 0x12, {"10.2.0.2", 7174}, Endpoint{"10.1.0.2", 45313})};
-	const auto v = judge_one(rc("linux", "address", 0, 0xCB33), ids);
+	const auto v = judge_one(rc("builtin", "address", 0, 0xCB33), ids);
 	EXPECT_EQ(v.verdict, Verdict::Agrees) << notes(v);
 	ASSERT_TRUE(v.cm);
 	EXPECT_EQ(v.cm->side, "passive");
 	EXPECT_EQ(v.cm->sport, 45313);
 	EXPECT_EQ(v.cm->dport, 7174);
-	// linux is not symmetric: the passive side's order is a disagreement
-	EXPECT_EQ(judge_one(rc("linux", "address", 0, 0xD5AB), ids).verdict, Verdict::Disagrees);
+	// builtin is not symmetric: the passive side's order is a disagreement
+	EXPECT_EQ(judge_one(rc("builtin", "address", 0, 0xD5AB), ids).verdict, Verdict::Disagrees);
 }
 
 TEST(Audit, RdmaCmActiveSideFromTheListenerItConnectsTo)
@@ -173,7 +173,7 @@ TEST(Audit, RdmaCmActiveSideFromTheListenerItConnectsTo)
 	const std::vector<CmIdEntry> ids = {
 	    cm_id("LISTEN", std::nullopt, {"10.2.0.2", 7174}, std::nullopt, "rxeb"),
 	    cm_id("CONNECT", 0x12, {"10.1.0.2", 45313}, Endpoint{"10.2.0.2", 7174})};
-	const auto v = judge_one(rc("linux", "address", 0, 0xCB33), ids);
+	const auto v = judge_one(rc("builtin", "address", 0, 0xCB33), ids);
 	EXPECT_EQ(v.verdict, Verdict::Agrees) << notes(v);
 	EXPECT_EQ(v.cm->side, "active");
 }
@@ -184,11 +184,11 @@ TEST(Audit, RdmaCmLinuxWithoutListenerTriesTheOtherOrder)
 	// order give 0xd5ab, in the other 0xcb33
 	const std::vector<CmIdEntry> ids = {
 	    cm_id("CONNECT", 0x12, {"10.2.0.2", 7174}, Endpoint{"10.1.0.2", 45313})};
-	const auto v = judge_one(rc("linux", "address", 0, 0xCB33), ids);
+	const auto v = judge_one(rc("builtin", "address", 0, 0xCB33), ids);
 	EXPECT_EQ(v.verdict, Verdict::Agrees) << notes(v);
 	EXPECT_EQ(v.cm->sport, 45313);
 	EXPECT_NE(v.cm->side.find("passive"), std::string::npos);
-	EXPECT_EQ(judge_one(rc("linux", "address", 0, 0xC000), ids).verdict, Verdict::Disagrees);
+	EXPECT_EQ(judge_one(rc("builtin", "address", 0, 0xC000), ids).verdict, Verdict::Disagrees);
 }
 
 TEST(Audit, ApplicationFlowLabelOfAService)
@@ -206,14 +206,14 @@ TEST(Audit, ApplicationFlowLabelOfAService)
 
 TEST(Audit, RxeUdUnderLinuxHasItsOwnPort)
 {
-	auto q = ud("linux", "per-qp");
+	auto q = ud("builtin", "per-qp");
 	q.flow_label = 0;
 	q.udp_sport = 0xF806;
 	EXPECT_EQ(judge_one(q).verdict, Verdict::Agrees);
 	q.udp_sport = 0xC000;
 	EXPECT_EQ(judge_one(q).verdict, Verdict::Disagrees);
 	// QP1's: 55410
-	auto gsi = ud("linux", "per-qp", 1);
+	auto gsi = ud("builtin", "per-qp", 1);
 	gsi.flow_label = 0;
 	gsi.udp_sport = 55410;
 	EXPECT_EQ(judge_one(gsi).verdict, Verdict::Agrees);

@@ -84,10 +84,10 @@ TEST(PcapCli, JsonAndExitStatus)
 TEST(PcapCli, LinuxJsonPredictsPerKind)
 {
 	TempCapture cap(linux_cm_rc(true, kLinuxSportPorts1And7471).frames);
-	auto r = pcap_cli({cap.path(), "--policy", "linux", "--json"});
+	auto r = pcap_cli({cap.path(), "--policy", "builtin", "--json"});
 	ASSERT_EQ(r.status, 0) << r.err << r.out;
 	auto j = nlohmann::json::parse(r.out);
-	EXPECT_EQ(j["policy"], "linux");
+	EXPECT_EQ(j["policy"], "builtin");
 	const auto c = j["connections"][0];
 	EXPECT_EQ(c["expected_udp_sport"], nullptr);
 	EXPECT_EQ(c["expected_cm"], (nlohmann::json{{"udp_sport", kQp1Port}, {"flow_label", 0}}));
@@ -103,7 +103,7 @@ TEST(PcapCli, LinuxJsonPredictsPerKind)
 	EXPECT_EQ(c["unpredicted"], 0);
 	EXPECT_EQ(c["consistent"], true);
 
-	r = pcap_cli({cap.path(), "--policy", "linux"});
+	r = pcap_cli({cap.path(), "--policy", "builtin"});
 	EXPECT_EQ(r.status, 0);
 	EXPECT_NE(r.out.find("expected CM MADs 0xd872, data -> 0xdd4e, data <- 0xdd4e, flow "
 	                     "label 0: ok"),
@@ -193,7 +193,7 @@ TEST(RealCapture, RpingIpv6UnderRfc)
 // 0xc000 = 0xf69d for the data, QP1's 0xd872 for the CM MADs.
 TEST(RealCapture, RpingIpv4OnStock)
 {
-	auto sum = judge_file("rping-v4-stock.pcapng", Policy::Linux);
+	auto sum = judge_file("rping-v4-stock.pcapng", Policy::Builtin);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];
 	ASSERT_TRUE(c.cm_ports);
@@ -215,7 +215,7 @@ TEST(RealCapture, RpingIpv4OnStock)
 // >> 18 = 0x19ce, port 0xd9ce; SIDR REQ and REP on 0xd872; flow label 0.
 TEST(RealCapture, UdaddyIpv6OnStock)
 {
-	auto sum = judge_file("udaddy-v6-stock.pcapng", Policy::Linux);
+	auto sum = judge_file("udaddy-v6-stock.pcapng", Policy::Builtin);
 	ASSERT_EQ(sum.connections.size(), 1u);
 	const Connection &c = sum.connections[0];
 	EXPECT_TRUE(c.ud);

@@ -26,15 +26,15 @@ using nlohmann::json;
 TEST(Fleet, EveryHostOfTheCaptureNamed)
 {
 	auto r = pcap_cli({test::data_dir() + "/rping-v4-stock.pcapng", "--policy", "rfc",
-	                   "--policy-for", "10.1.0.2=linux", "--policy-for", "10.2.0.2=linux",
+	                   "--policy-for", "10.1.0.2=builtin", "--policy-for", "10.2.0.2=builtin",
 	                   "--json"});
 	EXPECT_EQ(r.status, 0) << r.out << r.err;
 	auto j = json::parse(r.out);
 	EXPECT_EQ(j["policy"], "rfc");
-	EXPECT_EQ(j["policy_for"], (json{{"10.1.0.2", "linux"}, {"10.2.0.2", "linux"}}));
+	EXPECT_EQ(j["policy_for"], (json{{"10.1.0.2", "builtin"}, {"10.2.0.2", "builtin"}}));
 	const auto c = j["connections"][0];
-	EXPECT_EQ(c["forward"]["policy"], "linux");
-	EXPECT_EQ(c["reverse"]["policy"], "linux");
+	EXPECT_EQ(c["forward"]["policy"], "builtin");
+	EXPECT_EQ(c["reverse"]["policy"], "builtin");
 	EXPECT_EQ(c["expected_cm"]["udp_sport"], 0xD872);
 	EXPECT_EQ(c["forward"]["expected_data"]["udp_sport"], 0xF69D);
 	EXPECT_EQ(c["verdict"], "ok");
@@ -42,7 +42,7 @@ TEST(Fleet, EveryHostOfTheCaptureNamed)
 	// the active side under rfc: the connection's flow label would be rfc's
 	// of its CM ports, on every packet of both sides
 	r = pcap_cli({test::data_dir() + "/rping-v4-stock.pcapng", "--policy", "rfc",
-	              "--policy-for", "10.2.0.2=linux", "--json"});
+	              "--policy-for", "10.2.0.2=builtin", "--json"});
 	EXPECT_EQ(r.status, 1) << r.out;
 	j = json::parse(r.out);
 	EXPECT_EQ(j["connections"][0]["forward"]["policy"], "rfc");
@@ -50,13 +50,13 @@ TEST(Fleet, EveryHostOfTheCaptureNamed)
 }
 
 // rdma_cm's flow label of CM ports 1 and 7471 as the active side makes it:
-// linux 1 * 31 + 7471 = 0x1d4e (port 0xdd4e), rfc 0x1d32 (port 0xdd32).
+// builtin 1 * 31 + 7471 = 0x1d4e (port 0xdd4e), rfc 0x1d32 (port 0xdd32).
 // The passive side uses the REQ's; each side sends it its own way.
 Conversation mixed(bool linux_active)
 {
 	const std::uint16_t port = linux_active ? kLinuxSportPorts1And7471 : kSportPorts1And7471;
 	const std::uint32_t fl = linux_active ? 0x1D4E : kFlPorts1And7471;
-	// A side under linux: CM MADs on QP1's port; flow label 0 everywhere.
+	// A side under builtin: CM MADs on QP1's port; flow label 0 everywhere.
 	const std::uint16_t a_cm = linux_active ? kQp1Port : port,
 	                    b_cm = linux_active ? port : kQp1Port;
 	const std::uint32_t a_fl = linux_active ? 0 : fl, b_fl = linux_active ? fl : 0;
@@ -85,7 +85,7 @@ TEST(Fleet, StockActiveSideAndRfcPassive)
 {
 	TempCapture cap(mixed(true).frames);
 	auto r =
-	    pcap_cli({cap.path(), "--policy", "rfc", "--policy-for", "fd01::2=linux", "--json"});
+	    pcap_cli({cap.path(), "--policy", "rfc", "--policy-for", "fd01::2=builtin", "--json"});
 	EXPECT_EQ(r.status, 0) << r.out << r.err;
 	const auto c = json::parse(r.out)["connections"][0];
 	EXPECT_EQ(c["forward"]["expected_data"],
@@ -95,16 +95,16 @@ TEST(Fleet, StockActiveSideAndRfcPassive)
 	EXPECT_EQ(c["expected_cm"]["udp_sport"], kQp1Port); // the REQ's, from A
 	// one policy for both: each side's packets disagree somewhere
 	EXPECT_EQ(pcap_cli({cap.path(), "--policy", "rfc"}).status, 1);
-	EXPECT_EQ(pcap_cli({cap.path(), "--policy", "linux"}).status, 1);
+	EXPECT_EQ(pcap_cli({cap.path(), "--policy", "builtin"}).status, 1);
 }
 
 TEST(Fleet, RfcActiveSideAndStockPassive)
 {
 	TempCapture cap(mixed(false).frames);
-	EXPECT_EQ(pcap_cli({cap.path(), "--policy", "linux", "--policy-for", "fd01::2=rfc"}).status,
-	          0);
-	EXPECT_EQ(pcap_cli({cap.path(), "--policy", "rfc", "--policy-for", "fd01::2=linux"}).status,
-	          1);
+	EXPECT_EQ(
+	    pcap_cli({cap.path(), "--policy", "builtin", "--policy-for", "fd01::2=rfc"}).status, 0);
+	EXPECT_EQ(
+	    pcap_cli({cap.path(), "--policy", "rfc", "--policy-for", "fd01::2=builtin"}).status, 1);
 }
 
 // Without CM each side hashes the QPNs under its own policy: 0x11 * 0x12 =

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// Captures judged under linux (stock 6.12 rxe, per packet), REJs answering
+// Captures judged under builtin (stock 6.12 rxe, per packet), REJs answering
 // REQs, and DREQs that cross.
 #include <gtest/gtest.h>
 
@@ -26,13 +26,13 @@ namespace
 
 using namespace roce::test;
 
-// ---- linux: stock 6.12 rxe, predicted per packet ----
+// ---- builtin: stock 6.12 rxe, predicted per packet ----
 
 TEST(CaptureLinux, CmMadsOnQp1sPortRcDataOnTheCmaHash)
 {
 	for (bool ipv6 : {false, true}) {
 		auto c = linux_cm_rc(ipv6, kLinuxSportPorts1And7471);
-		auto j = judge_frames(c.frames, Policy::Linux);
+		auto j = judge_frames(c.frames, Policy::Builtin);
 		ASSERT_EQ(j.sum.connections.size(), 1u);
 		const Connection &conn = j.sum.connections[0];
 		EXPECT_EQ(conn.packets, 9u);
@@ -63,22 +63,22 @@ TEST(CaptureLinux, AnythingElseDisagrees)
 	stray.sport = kLinuxSportPorts1And7471;
 	stray.mad(false, ids(kCmDrep, 0x2222, 0x1111));
 	c.frames.push_back(stray.frames[0]);
-	auto j = judge_frames(c.frames, Policy::Linux);
+	auto j = judge_frames(c.frames, Policy::Builtin);
 	ASSERT_EQ(j.sum.connections.size(), 1u);
 	EXPECT_EQ(j.sum.connections[0].mismatched, 1u);
 	EXPECT_FALSE(j.sum.connections[0].consistent);
 
 	// the data on this series' rfc port, or the CM MADs on its base port
-	EXPECT_EQ(judge_frames(linux_cm_rc(false, kSportPorts1And7471).frames, Policy::Linux)
+	EXPECT_EQ(judge_frames(linux_cm_rc(false, kSportPorts1And7471).frames, Policy::Builtin)
 	              .sum.connections[0]
 	              .mismatched,
 	          4u);
 	auto base = cm_rc(false, 0xC000, 0);
-	EXPECT_EQ(judge_frames(base.frames, Policy::Linux).sum.connections[0].mismatched, 9u);
+	EXPECT_EQ(judge_frames(base.frames, Policy::Builtin).sum.connections[0].mismatched, 9u);
 
 	// a flow label in the IPv6 header: stock rxe writes none
 	auto labelled = linux_cm_rc(true, kLinuxSportPorts1And7471, 0x1D4E);
-	j = judge_frames(labelled.frames, Policy::Linux);
+	j = judge_frames(labelled.frames, Policy::Builtin);
 	EXPECT_EQ(j.sum.connections[0].mismatched, 9u);
 	EXPECT_EQ(j.sum.inconsistent, 1u);
 }
@@ -89,11 +89,11 @@ TEST(CaptureLinux, AnythingElseDisagrees)
 TEST(CaptureLinux, ApplicationFlowLabelMovesTheDataOnly)
 {
 	auto c = linux_cm_rc(true, 0xE5B3);
-	auto j = judge_frames(c.frames, Policy::Linux, 0x5A5A5);
+	auto j = judge_frames(c.frames, Policy::Builtin, 0x5A5A5);
 	ASSERT_EQ(j.sum.connections.size(), 1u);
 	EXPECT_TRUE(j.sum.connections[0].consistent);
 	EXPECT_EQ(j.sum.connections[0].forward.expected_data, (WireEntropy{0xE5B3, 0}));
-	EXPECT_EQ(judge_frames(c.frames, Policy::Linux).sum.inconsistent, 1u);
+	EXPECT_EQ(judge_frames(c.frames, Policy::Builtin).sum.inconsistent, 1u);
 }
 
 // ibv_rc_pingpong with both QPNs 0x12 on stock 6.12 rxe: 0xc144 both ways.
@@ -104,7 +104,7 @@ TEST(CaptureLinux, NonCmRcOnTheQpnHash)
 	c.add(false, 0x12, {}, {}, 0x11);
 	c.add(false, 0x12);
 	c.add(true, 0x12, {}, {}, 0x11);
-	auto j = judge_frames(c.frames, Policy::Linux);
+	auto j = judge_frames(c.frames, Policy::Builtin);
 	ASSERT_EQ(j.sum.connections.size(), 1u);
 	EXPECT_EQ(j.sum.connections[0].forward.expected_data, (WireEntropy{0xC144, 0}));
 	EXPECT_TRUE(j.sum.connections[0].consistent);
@@ -122,7 +122,7 @@ TEST(CaptureLinux, UdDirectionsOnTheirSendersPorts)
 	c.add(false, 0x11, 0x12);
 	c.add(false, 0x11, 0x12);
 	c.add(false, 0x11, 0x12);
-	auto j = judge_frames(c.frames, Policy::Linux);
+	auto j = judge_frames(c.frames, Policy::Builtin);
 	ASSERT_EQ(j.sum.connections.size(), 1u);
 	const Connection &conn = j.sum.connections[0];
 	EXPECT_TRUE(conn.ud);
@@ -138,7 +138,7 @@ TEST(CaptureLinux, UdDirectionsOnTheirSendersPorts)
 	one_port.add(true, 0x12, 0x11);
 	one_port.add(false, 0x11, 0x12);
 	one_port.add(false, 0x11, 0x12);
-	j = judge_frames(one_port.frames, Policy::Linux);
+	j = judge_frames(one_port.frames, Policy::Builtin);
 	ASSERT_EQ(j.sum.connections.size(), 1u);
 	EXPECT_EQ(j.sum.connections[0].mismatched, 2u);
 	EXPECT_FALSE(j.sum.connections[0].consistent);
@@ -159,7 +159,7 @@ TEST(CaptureLinux, SidrOnQp1sPortDataOnTheSendersPorts)
 	c.add(true, 0x30, 0x40);
 	c.sport = kLegacy30;
 	c.add(false, 0x40, 0x30);
-	auto j = judge_frames(c.frames, Policy::Linux);
+	auto j = judge_frames(c.frames, Policy::Builtin);
 	ASSERT_EQ(j.sum.connections.size(), 1u);
 	const Connection &conn = j.sum.connections[0];
 	EXPECT_EQ(conn.cm_mads, 2u);
@@ -222,7 +222,7 @@ TEST(CaptureReject, RejOnTheBasePortDisagreesUnderRfc)
 TEST(CaptureReject, BothOnQp1sPortUnderLinux)
 {
 	auto c = rejected(true, kQp1Port, kQp1Port);
-	auto j = judge_frames(c.frames, Policy::Linux);
+	auto j = judge_frames(c.frames, Policy::Builtin);
 	ASSERT_EQ(j.sum.connections.size(), 1u);
 	EXPECT_EQ(j.sum.connections[0].expected_cm, (WireEntropy{kQp1Port, 0}));
 	EXPECT_FALSE(j.sum.connections[0].forward.expected_data);

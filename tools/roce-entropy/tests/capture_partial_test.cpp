@@ -61,13 +61,14 @@ TEST(NoCm, RdmaCmDataIsUnjudgedNotDisagreeing)
 	    1);
 }
 
-// rping-v4-stock.pcapng's data only: under linux too the RC data's port
+// rping-v4-stock.pcapng's data only: under builtin too the RC data's port
 // comes from the CM ports (60471 * 31 + 7174), not the QPN hash.
 TEST(NoCm, StockRcDataIsUnjudged)
 {
-	auto r = pcap_cli({test::data_dir() + "/rping-v4-stock-nocm.pcapng", "--policy", "linux"});
+	auto r =
+	    pcap_cli({test::data_dir() + "/rping-v4-stock-nocm.pcapng", "--policy", "builtin"});
 	EXPECT_EQ(r.status, 3) << r.out;
-	EXPECT_NE(r.out.find("0 ok, 0 disagree with linux, 1 unjudged"), std::string::npos)
+	EXPECT_NE(r.out.find("0 ok, 0 disagree with builtin, 1 unjudged"), std::string::npos)
 	    << r.out;
 }
 
@@ -76,7 +77,7 @@ TEST(NoCm, StockRcDataIsUnjudged)
 TEST(NoCm, StockUdIsJudgedFromItsQpns)
 {
 	auto r = pcap_cli(
-	    {test::data_dir() + "/udaddy-v6-stock-nocm.pcapng", "--policy", "linux", "--json"});
+	    {test::data_dir() + "/udaddy-v6-stock-nocm.pcapng", "--policy", "builtin", "--json"});
 	EXPECT_EQ(r.status, 0) << r.out;
 	const auto c = json::parse(r.out)["connections"][0];
 	EXPECT_EQ(c["verdict"], "ok");

@@ -66,39 +66,40 @@ TEST(Cli, PcapJsonPredictsEveryPolicy)
 	EXPECT_EQ(p["rfc"]["qpn"]["udp_sport"], 0xC190);
 	EXPECT_EQ(p["mix"]["qpn"]["flow_label"], 0xC951C);
 	EXPECT_EQ(p["mix"]["qpn"]["udp_sport"], 0xD52E);
-	EXPECT_EQ(p["linux"]["cm"]["flow_label"], 0x58B25);
-	EXPECT_EQ(p["linux"]["cm"]["udp_sport"], 0xCB33);
-	EXPECT_EQ(p["linux"]["qpn"]["udp_sport"], 0xC190);
-	EXPECT_EQ(p["linux"]["cm_mads"]["udp_sport"], 0xD872);
-	EXPECT_EQ(p["linux"]["cm_mads"]["flow_label"], 0);
-	EXPECT_FALSE(p["linux"].contains("ud"));
+	EXPECT_EQ(p["builtin"]["cm"]["flow_label"], 0x58B25);
+	EXPECT_EQ(p["builtin"]["cm"]["udp_sport"], 0xCB33);
+	EXPECT_EQ(p["builtin"]["qpn"]["udp_sport"], 0xC190);
+	EXPECT_EQ(p["builtin"]["cm_mads"]["udp_sport"], 0xD872);
+	EXPECT_EQ(p["builtin"]["cm_mads"]["flow_label"], 0);
+	EXPECT_FALSE(p["builtin"].contains("ud"));
 }
 
 // udaddy on stock (IPv6, QPNs 0x17 and 0x16, RealCapture.UdaddyIpv6OnStock):
-// under linux each UD QP's own port, no QPN flow label.
+// under builtin each UD QP's own port, no QPN flow label.
 TEST(Cli, PcapJsonLinuxUdPorts)
 {
-	auto r = run(
-	    {"pcap", test::data_dir() + "/udaddy-v6-stock.pcapng", "--policy", "linux", "--json"});
+	auto r = run({"pcap", test::data_dir() + "/udaddy-v6-stock.pcapng", "--policy", "builtin",
+	              "--json"});
 	ASSERT_EQ(r.status, 0) << r.err << r.out;
 	const auto p = nlohmann::json::parse(r.out)["connections"][0]["predicted"];
-	EXPECT_FALSE(p["linux"].contains("qpn"));
-	EXPECT_EQ(p["linux"]["ud"][0]["udp_sport"], 0xF241);
-	EXPECT_EQ(p["linux"]["ud"][1]["udp_sport"], 0xD9CE);
+	EXPECT_FALSE(p["builtin"].contains("qpn"));
+	EXPECT_EQ(p["builtin"]["ud"][0]["udp_sport"], 0xF241);
+	EXPECT_EQ(p["builtin"]["ud"][1]["udp_sport"], 0xD9CE);
 	EXPECT_EQ(p["rfc"]["qpn"]["flow_label"], 0x17 * 0x16);
 }
 
-// linux: 6.12's rdma_cm hash, 45313 * 31 + 7174 = 0x158b25, masked 0x58b25,
+// builtin: 6.12's rdma_cm hash, 45313 * 31 + 7174 = 0x158b25, masked 0x58b25,
 // port (0x0b25 ^ 0x16) | 0xc000 = 0xcb33; without CM the RFC QPN hash.
 TEST(Cli, FlowLabelUnderLinux)
 {
-	auto r = run({"flow-label", "--policy", "linux", "--cm-ports", "45313", "7174", "--json"});
+	auto r =
+	    run({"flow-label", "--policy", "builtin", "--cm-ports", "45313", "7174", "--json"});
 	ASSERT_EQ(r.status, 0) << r.err;
 	auto j = nlohmann::json::parse(r.out);
-	EXPECT_EQ(j["policy"], "linux");
+	EXPECT_EQ(j["policy"], "builtin");
 	EXPECT_EQ(j["flow_label"], 0x58B25);
 	EXPECT_EQ(j["udp_sport"], 0xCB33);
-	r = run({"flow-label", "--policy", "linux", "--qpn", "0x12", "0x12", "--json"});
+	r = run({"flow-label", "--policy", "builtin", "--qpn", "0x12", "0x12", "--json"});
 	ASSERT_EQ(r.status, 0) << r.err;
 	EXPECT_EQ(nlohmann::json::parse(r.out)["udp_sport"], 0xC144);
 }

@@ -66,7 +66,7 @@ json linux_cm_phase()
 	               pconn("10.1.0.2", "10.2.0.2", "RC", {0x13, 0x14}, {50001, 7471},
 	                     dir_json({0xD872, 0xC200}, {{"12", 43}}),
 	                     dir_json({0xD872, 0xC200}, {{"12", 42}}))}}};
-	return {{"policy", "linux"},
+	return {{"policy", "builtin"},
 	        {"mix", "cm"},
 	        {"counters", {{"forward", {40, 46}}, {"reverse", {40, 44}}}},
 	        {"host", {{"ipv4", {0, 0, 0, 86}}}},
@@ -114,7 +114,7 @@ TEST(EcmpParse, CapturedConnectionsPerLink)
 	const EcmpRun &cm = runs[0];
 	EXPECT_EQ(cm.act, "ecmp");
 	EXPECT_EQ(cm.mix, "cm");
-	EXPECT_EQ(cm.policy, "linux");
+	EXPECT_EQ(cm.policy, "builtin");
 	EXPECT_EQ(cm.forward, (std::vector<std::uint64_t>{40, 46}));
 	EXPECT_EQ(cm.reverse, (std::vector<std::uint64_t>{40, 44}));
 	EXPECT_DOUBLE_EQ(cm.capture_coverage, 1.0);
@@ -259,11 +259,11 @@ TEST(EcmpReportCli, WritesTableJsonAndChart)
 	                     "UD with an AH per peer)"),
 	          std::string::npos)
 	    << r.out;
-	EXPECT_NE(r.out.find("summary (linux is stock 6.12, the baseline)"), std::string::npos);
+	EXPECT_NE(r.out.find("summary (builtin is stock 6.12, the baseline)"), std::string::npos);
 	json rep = json::parse(std::ifstream(dir + "/report.json"));
 	EXPECT_TRUE(rep["ok"].get<bool>());
 	ASSERT_EQ(rep["runs"].size(), 3u);
-	EXPECT_EQ(rep["runs"][0]["policy"], "linux");
+	EXPECT_EQ(rep["runs"][0]["policy"], "builtin");
 	EXPECT_EQ(rep["runs"][0]["more_than_one_udp_sport"], 2);
 	EXPECT_NEAR(rep["runs"][0]["forward_max_mean"].get<double>(), 46.0 * 2 / 86, 1e-9);
 	EXPECT_EQ(rep["runs"][2]["by_kind"]["UD"]["connections"], 1);
@@ -276,7 +276,7 @@ TEST(EcmpReportCli, WritesTableJsonAndChart)
 	std::stringstream svg;
 	svg << std::ifstream(dir + "/ecmp.svg").rdbuf();
 	EXPECT_EQ(svg.str().rfind("<svg", 0), 0u);
-	EXPECT_NE(svg.str().find("IPv4 rdma_cm, linux (stock)"), std::string::npos);
+	EXPECT_NE(svg.str().find("IPv4 rdma_cm, builtin (stock)"), std::string::npos);
 	EXPECT_NE(svg.str().find("</svg>"), std::string::npos);
 	for (const char *f : {"/raw.json", "/report.json", "/ecmp.svg"})
 		std::remove((dir + f).c_str());

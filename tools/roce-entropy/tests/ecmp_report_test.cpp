@@ -134,7 +134,7 @@ TEST(EcmpJudge, HostRunsHaveOneDirection)
 	EXPECT_FALSE(judge(ecmp_run).ok);
 	ecmp_run.policy = "off";
 	EXPECT_TRUE(judge(ecmp_run).ok);
-	ecmp_run.policy = "linux"; // stock rxe gives the route lookup no ports: reported
+	ecmp_run.policy = "builtin"; // stock rxe gives the route lookup no ports: reported
 	auto v = judge(ecmp_run);
 	EXPECT_TRUE(v.ok);
 	EXPECT_EQ(v.why, "reported");
@@ -157,7 +157,7 @@ TEST(EcmpJudge, RfcAndMixKeepEveryConnectionOnOnePort)
 // Stock 6.12 splits exactly the connections its rules split, and some.
 TEST(EcmpJudge, LinuxSplitsWhatStockSplits)
 {
-	auto ecmp_run = run_of("linux", {250, 250, 250, 250}, {250, 250, 250, 250});
+	auto ecmp_run = run_of("builtin", {250, 250, 250, 250}, {250, 250, 250, 250});
 	ecmp_run.connections[0].udp_sports.insert(0xD872);
 	ecmp_run.connections[0].linux_splits = true;
 	auto v = judge(ecmp_run);
@@ -169,7 +169,7 @@ TEST(EcmpJudge, LinuxSplitsWhatStockSplits)
 	EXPECT_NE(v.why.find("1 connections on more than one port, stock 6.12 splits 2"),
 	          std::string::npos)
 	    << v.why;
-	ecmp_run = run_of("linux", {250, 250, 250, 250}, {250, 250, 250, 250});
+	ecmp_run = run_of("builtin", {250, 250, 250, 250}, {250, 250, 250, 250});
 	EXPECT_FALSE(judge(ecmp_run).ok); // stock splits none: the demo shows nothing
 }
 
@@ -204,7 +204,7 @@ TEST(EcmpJudge, DirectionsApartAndIpv6FlowLabels)
 	EXPECT_EQ(v.fl_zero, 1u);
 	EXPECT_EQ(v.fl_set, 1u);
 	EXPECT_FALSE(v.ok); // rfc gives every IPv6 connection a flow label
-	ecmp_run.policy = "linux";
+	ecmp_run.policy = "builtin";
 	ecmp_run.connections[0].flow_labels = {0};
 	ecmp_run.connections[0].udp_sports.insert(0xD872);
 	ecmp_run.connections[0].linux_splits = true;

@@ -116,10 +116,12 @@ INSTANTIATE_TEST_SUITE_P(AllPolicies, Properties,
 
 TEST(Policy, NamesRoundTrip)
 {
-	for (auto p : {Policy::Off, Policy::Rfc, Policy::Mix, Policy::Linux})
+	for (auto p : {Policy::Off, Policy::Rfc, Policy::Mix, Policy::Builtin})
 		EXPECT_EQ(parse_policy(policy_name(p)), p);
-	EXPECT_EQ(parse_policy("linux"), Policy::Linux);
-	EXPECT_EQ(policy_name(Policy::Linux), "linux");
+	EXPECT_EQ(parse_policy("builtin"), Policy::Builtin);
+	// the name before 0.4.0, shown by an ib_core loaded before an upgrade
+	EXPECT_EQ(parse_policy("linux"), Policy::Builtin);
+	EXPECT_EQ(policy_name(Policy::Builtin), "builtin");
 	EXPECT_FALSE(parse_policy("RFC"));
 	EXPECT_FALSE(parse_policy(""));
 	EXPECT_FALSE(parse_policy("rfc\n"));
@@ -130,19 +132,19 @@ TEST(Linux, CmFlowLabelIsTheCmaHashAndNotSymmetric)
 {
 	EXPECT_EQ(linux_cma_flow_label(1, 2), 33u);
 	EXPECT_EQ(linux_cma_flow_label(2, 1), 63u);
-	EXPECT_EQ(cm_flow_label(Policy::Linux, 1, 2), 33u);
+	EXPECT_EQ(cm_flow_label(Policy::Builtin, 1, 2), 33u);
 	// 45313 * 31 + 7174 = 1412901 = 0x158b25: 21 bits, masked to 0x58b25;
 	// its fold (0x0b25 ^ 0x16) | 0xc000 = 0xcb33.
-	EXPECT_EQ(cm_flow_label(Policy::Linux, 45313, 7174), 0x58B25u);
-	EXPECT_EQ(udp_sport(cm_flow_label(Policy::Linux, 45313, 7174)), 0xCB33);
+	EXPECT_EQ(cm_flow_label(Policy::Builtin, 45313, 7174), 0x58B25u);
+	EXPECT_EQ(udp_sport(cm_flow_label(Policy::Builtin, 45313, 7174)), 0xCB33);
 }
 
 TEST(Linux, QpnFlowLabelIsTheRfcHash)
 {
 	// ibv_rc_pingpong on stock 6.12 with both QPNs 0x12 sends from 0xc144.
-	EXPECT_EQ(qpn_flow_label(Policy::Linux, 0x12, 0x12), 0x144u);
-	EXPECT_EQ(udp_sport(flow_label(Policy::Linux, 0, 0x12, 0x12)), 0xC144);
-	EXPECT_EQ(flow_label(Policy::Linux, 0xABCDE, 0x12, 0x12), 0xABCDEu);
+	EXPECT_EQ(qpn_flow_label(Policy::Builtin, 0x12, 0x12), 0x144u);
+	EXPECT_EQ(udp_sport(flow_label(Policy::Builtin, 0, 0x12, 0x12)), 0xC144);
+	EXPECT_EQ(flow_label(Policy::Builtin, 0xABCDE, 0x12, 0x12), 0xABCDEu);
 }
 
 TEST(Linux, RxeLegacyPort)
@@ -186,9 +188,9 @@ TEST_P(Path, MatchesTheKernel)
 
 INSTANTIATE_TEST_SUITE_P(
     Kernel, Path,
-    testing::Values(PathCase{Policy::Linux, 0, 0x12, 0x12, 0xd000, {0xc144, 0}},
-                    PathCase{Policy::Linux, 0, 0, 0x11, 0xd000, {0xc000, 0}},
-                    PathCase{Policy::Linux, 0x12345, 0x12, 0x12, 0xd000, {0xe341, 0x12345}},
+    testing::Values(PathCase{Policy::Builtin, 0, 0x12, 0x12, 0xd000, {0xc144, 0}},
+                    PathCase{Policy::Builtin, 0, 0, 0x11, 0xd000, {0xc000, 0}},
+                    PathCase{Policy::Builtin, 0x12345, 0x12, 0x12, 0xd000, {0xe341, 0x12345}},
                     PathCase{Policy::Off, 0, 0x12, 0x12, 0xc000, {0xc000, 0}},
                     PathCase{Policy::Off, 0, 0x12, 0x12, 0xd000, {0xd000, 0}},
                     PathCase{Policy::Off, 0xabcde, 0x12, 0x12, 0xd000, {0xfcf4, 0xabcde}},

@@ -261,7 +261,7 @@ TEST(FailoverReportCli, ReportAndTimeline)
 	                  svg = dir + "/failover.svg";
 	json off = good_run();
 	off_with_failures(off);
-	off["policy"] = "linux";
+	off["policy"] = "builtin";
 	std::ofstream(in) << raw_with(act_of({off, good_run()})).dump();
 	auto r =
 	    test::run_roce_entropy({"ecmp-report", in, "--output", rep, "--failover-svg", svg});
@@ -271,7 +271,7 @@ TEST(FailoverReportCli, ReportAndTimeline)
 	const json j = json::parse(slurp(rep));
 	EXPECT_TRUE(j["ok"].get<bool>());
 	ASSERT_EQ(j["failover"]["runs"].size(), 2u);
-	EXPECT_EQ(j["failover"]["runs"][0]["policy"], "linux");
+	EXPECT_EQ(j["failover"]["runs"][0]["policy"], "builtin");
 	EXPECT_EQ(j["failover"]["runs"][0]["completed"], 3);
 	EXPECT_FALSE(j["failover"]["runs"][0]["judged"].get<bool>());
 	EXPECT_EQ(j["failover"]["runs"][1]["requester_moves"], 5);
@@ -279,7 +279,7 @@ TEST(FailoverReportCli, ReportAndTimeline)
 	EXPECT_NEAR(j["failover"]["settings"]["stall_goal_ms"].get<double>(), 251.33, 0.01);
 	const std::string chart = slurp(svg);
 	EXPECT_EQ(chart.rfind("<svg", 0), 0u);
-	EXPECT_NE(chart.find("linux (stock), re-path off: 3 of 4 completed"), std::string::npos);
+	EXPECT_NE(chart.find("builtin (stock), re-path off: 3 of 4 completed"), std::string::npos);
 	EXPECT_NE(chart.find("x 50000"), std::string::npos) << "the failed connection is marked";
 	EXPECT_NE(chart.find("B to A lost"), std::string::npos);
 	EXPECT_NE(chart.find("</svg>"), std::string::npos);

@@ -198,7 +198,7 @@ TEST(Programs, SubcommandsAndValuesComplete)
 	EXPECT_EQ(completions({"roce-ping", ""}, ""),
 	          (std::set<std::string>{"server", "client", "-h", "--help", "--version"}));
 	EXPECT_EQ(completions({"roce-entropy", "pcap --policy"}, ""),
-	          (std::set<std::string>{"off", "rfc", "mix", "linux"}));
+	          (std::set<std::string>{"off", "rfc", "mix", "builtin"}));
 	EXPECT_EQ(completions({"roce-entropy", "simulate --switch-hash"}, "crc"),
 	          (std::set<std::string>{"crc16", "crc32"}));
 	EXPECT_EQ(completions({"roce-qps", "--transport"}, ""),

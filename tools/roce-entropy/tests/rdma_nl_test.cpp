@@ -71,7 +71,7 @@ TEST(RdmaNl, PolicyValuesAreTheUapiEnum)
 {
 	// enum rdma_nl_roce_entropy: LINUX, OFF, RFC, MIX.
 	const std::pair<std::uint8_t, Policy> want[] = {
-	    {0, Policy::Linux}, {1, Policy::Off}, {2, Policy::Rfc}, {3, Policy::Mix}};
+	    {0, Policy::Builtin}, {1, Policy::Off}, {2, Policy::Rfc}, {3, Policy::Mix}};
 	for (const auto &[v, p] : want) {
 		EXPECT_EQ(nl::policy_from_nl(v), p) << int(v);
 		EXPECT_EQ(nl::policy_to_nl(p), v) << policy_name(p);

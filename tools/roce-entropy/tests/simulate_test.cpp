@@ -38,12 +38,12 @@ TEST(Simulate, PortsAreThePoliciesPorts)
 	EXPECT_EQ(ports[0], udp_sport(rfc_qpn_flow_label(0x11, 0x11)));
 }
 
-// Stock 6.12 ("linux"): rdma_cm's sport * 31 + dport for the port
+// Stock 6.12 ("builtin"): rdma_cm's sport * 31 + dport for the port
 // scenarios, the RFC QPN hash for the QPN ones.
 TEST(Simulate, LinuxIsStock612)
 {
 	SimParams p;
-	p.policy = SimPolicy::Linux;
+	p.policy = SimPolicy::Builtin;
 	p.connections = 2;
 	const auto ports = sim_ports(p, 0);
 	ASSERT_EQ(ports.size(), 2u);
@@ -161,9 +161,9 @@ TEST(Simulate, VersusABaseline)
 
 TEST(Simulate, Names)
 {
-	EXPECT_EQ(parse_sim_policy("linux"), SimPolicy::Linux);
-	EXPECT_EQ(name_of(SimPolicy::Linux), "linux");
-	EXPECT_EQ(parse_sim_policy("linux-cma"), SimPolicy::Linux); // its former name
+	EXPECT_EQ(parse_sim_policy("builtin"), SimPolicy::Builtin);
+	EXPECT_EQ(name_of(SimPolicy::Builtin), "builtin");
+	EXPECT_EQ(parse_sim_policy("linux-cma"), SimPolicy::Builtin); // its former name
 	EXPECT_EQ(parse_scenario("stride8-qpns"), Scenario::Stride8Qpns);
 	EXPECT_EQ(parse_switch_hash("jhash"), SwitchHash::Jhash);
 	EXPECT_FALSE(parse_switch_hash("md5"));

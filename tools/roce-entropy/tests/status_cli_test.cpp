@@ -136,13 +136,13 @@ protected:
 	}
 
 	// Ours running its 6.12 kernel: two RoCE ports (mix with re-path, and
-	// one set back to linux), an InfiniBand port, which is no RoCE port,
+	// one set back to builtin), an InfiniBand port, which is no RoCE port,
 	// Secure Boot on with the DKMS key enrolled.
 	void healthy()
 	{
 		running();
 		ours_loaded();
-		port("rxe0", 1, "linux", "off");
+		port("rxe0", 1, "builtin", "off");
 		port("mlx5_0", 1, "mix", "on");
 		port("mlx5_1", 1, "", "", "InfiniBand");
 		kernel(kRunning, true);
@@ -182,7 +182,7 @@ TEST_F(StatusCli, HealthyHost)
 	EXPECT_EQ(r.out, "kernel:      6.12.117+deb12-amd64 (upstream 6.12.117)\n"
 	                 "ib_core:     ours, new devices: policy mix, re-path off\n"
 	                 "ports:       mlx5_0/1  mix    re-path on\n"
-	                 "             rxe0/1    linux  re-path off\n"
+	                 "             rxe0/1    builtin  re-path off\n"
 	                 "kernels:     6.12.117+deb12-amd64 (running): headers, our modules\n"
 	                 "               record: installed from 6.12.117, kABI held, package "
 	                 "0.2.0+git20261126.1.gabcdef0\n"
@@ -205,7 +205,7 @@ TEST_F(StatusCli, HealthyHostJson)
 	EXPECT_EQ(j["ports"][0], nlohmann::json::parse(R"({"dev": "mlx5_0", "port": 1,
 		"policy": "mix", "repath": "on"})"));
 	EXPECT_EQ(j["ports"][1]["dev"], "rxe0");
-	EXPECT_EQ(j["ports"][1]["policy"], "linux");
+	EXPECT_EQ(j["ports"][1]["policy"], "builtin");
 	ASSERT_EQ(j["kernels"].size(), 1u);
 	const auto &k = j["kernels"][0];
 	EXPECT_EQ(k["release"], kRunning);
@@ -430,7 +430,7 @@ TEST_F(StatusCli, PortsByDeviceThenNumber)
 		              std::to_string(p["port"].get<int>()) + " " +
 		              p["policy"].get<std::string>());
 	EXPECT_EQ(got, (std::vector<std::string>{"mlx5_0/1 mix", "mlx5_0/2 off", "mlx5_0/10 rfc",
-	                                         "rxe0/1 linux"}));
+	                                         "rxe0/1 builtin"}));
 }
 
 TEST_F(StatusCli, BadOptions)

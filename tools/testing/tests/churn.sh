@@ -125,5 +125,5 @@ check "rxea made again, untouched: the module parameter's policy, re-path off" f
 check "rxeb kept mix through it all" test "$(cat /sys/class/infiniband/rxeb/ports/1/roce_entropy)" = mix
 check "no kernel report during the churn" kernel_reports "$dmesg_at"
 wait_for 10 rxe_has_gid rxea "$A6"
-step set_policy linux
+step set_policy builtin
 done_testing

@@ -61,5 +61,5 @@ check "re-path on: a connection made after the calls is marked as well" \
 step set_repath off
 check "re-path off: no bit above the label's 20, as 6.12" \
 	eval 'connect off 1 && unmarked off'
-step set_policy linux
+step set_policy builtin
 done_testing

@@ -5,7 +5,7 @@
 # NFS over RDMA (nfsd's rdma listener, a proto=rdma mount), iSER (LIO's
 # ib_isert, open-iscsi over ib_iser), RDS (rds_rdma) and SMC-R v2.  Each
 # moves data and checks it (written and read back, or echoed, equal).
-# Each policy of RTE_CONSUMER_POLICIES (default rfc; stock: linux, no
+# Each policy of RTE_CONSUMER_POLICIES (default rfc; stock: builtin, no
 # knob) gets one capture of every consumer's data path, judged by
 # roce-entropy pcap: each consumer's connections (CM MADs and data) agree,
 # and so does every other connection.  The first four use rdma_cm (RC),
@@ -20,7 +20,7 @@
 
 POLICIES=$(tr , ' ' <<< "${RTE_CONSUMER_POLICIES:-rfc}")
 CONSUMERS=${RTE_CONSUMERS:-srp,nfs,iser,rds,smc}
-[ "$rte_stock" != 1 ] || POLICIES=linux
+[ "$rte_stock" != 1 ] || POLICIES=builtin
 TOOLROOT=$(realpath "$rte_cache/consumer-tools/root")
 CFG=/sys/kernel/config/target
 DATA_MB=4
@@ -503,7 +503,7 @@ disagrees() {
 pass() {
 	local policy=$1 label=$1 name fam ifs=(a1) dev
 
-	[ "$rte_stock" != 1 ] || label="linux (stock 6.12)"
+	[ "$rte_stock" != 1 ] || label="builtin (stock 6.12)"
 	if [ "$rte_stock" != 1 ]; then
 		for dev in /sys/class/infiniband/*/ports/1/roce_entropy; do
 			echo "+ echo $policy > $dev"

@@ -72,6 +72,17 @@ load_all() {
 	[ "$n" -gt 0 ] && [ $bad = 0 ]
 }
 
+# old_name FILE: linux written to FILE reads back as builtin; FILE's value
+# is put back.
+old_name() {
+	local was rc=0
+
+	read -r was < "$1"
+	echo linux > "$1" && [ "$(cat "$1")" = builtin ] || rc=1
+	echo "$was" > "$1"
+	return $rc
+}
+
 dmesg_at=$(dmesg | wc -l)
 check "running the distribution's kernel, Linux $REL" [ -f "$MODS/modules.dep" ]
 for m in $REPLACED; do
@@ -85,6 +96,11 @@ done
 if [ "$EXPECT" = ours ]; then
 	check "ib_core has the roce_entropy parameter" test -e /sys/module/ib_core/parameters/roce_entropy
 	check "rxea's port 1 has the knob" test -e /sys/class/infiniband/rxea/ports/1/roce_entropy
+	# compat/0002: the name builtin had before 0.4.0
+	check "the knob takes linux, the old name, as builtin" old_name \
+		/sys/class/infiniband/rxea/ports/1/roce_entropy
+	check "the parameter takes linux, the old name, as builtin" old_name \
+		/sys/module/ib_core/parameters/roce_entropy
 	if [ -f $CONF ]; then
 		want=$(sed -n 's/^options ib_core roce_entropy=//p' $CONF)
 		check "the default policy is /etc/modprobe.d's, $want" \

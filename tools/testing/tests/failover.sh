@@ -256,7 +256,7 @@ if check "IPv6, re-path on: an application's label and rdma_cm's under black hol
 fi
 
 set_repath off
-set_policy linux
+set_policy builtin
 check "the standard topology back" ecmp_core_undo
 echo "# failover.sh: $((SECONDS - t_all)) s"
 done_testing

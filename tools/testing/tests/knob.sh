@@ -4,7 +4,7 @@
 # good values read back, bad ones are refused and change nothing.
 #
 # What counts as bad follows sysfs_match_string(): the whole write must be
-# "linux", "off", "rfc" or "mix", with at most one trailing newline ("rfc\n" is
+# "builtin", "off", "rfc" or "mix", with at most one trailing newline ("rfc\n" is
 # "rfc"; "rfc\n\n", "rfc ", "rfcx", "rf", " rfc", "RFC" are not).  The
 # store method refuses a NUL anywhere in the write.  kernfs hands the store
 # method at most one page, so a longer write is judged by its first 4 KiB.
@@ -150,16 +150,16 @@ long=$(head -c 4096 /dev/zero | tr '\0' x)
 long_valid="rfc\\n$(head -c 4092 /dev/zero | tr '\0' ' ')"
 longer=$(head -c 8192 /dev/zero | tr '\0' x)
 
-check "default policy is linux (6.12's) on rxea" reads $KNOB_A linux
-check "default policy is linux (6.12's) on rxeb" reads $KNOB_B linux
-check "module parameter default is linux" reads $PARAM linux
+check "default policy is builtin (6.12's) on rxea" reads $KNOB_A builtin
+check "default policy is builtin (6.12's) on rxeb" reads $KNOB_B builtin
+check "module parameter default is builtin" reads $PARAM builtin
 check "knob is root-writable only (0644 root)" \
 	[ "$(stat -c '%a %U' $KNOB_A)" = "644 root" ]
 check "write mix" write_ok $KNOB_A mix mix
 check "write off with newline" write_ok $KNOB_A 'off\n' off
 check "write rfc" write_ok $KNOB_A rfc rfc
-check "write linux" write_ok $KNOB_A 'linux\n' linux
-check "ports are independent" reads $KNOB_B linux
+check "write builtin" write_ok $KNOB_A 'builtin\n' builtin
+check "ports are independent" reads $KNOB_B builtin
 step write_ok $KNOB_A mix mix
 check "unknown name refused" write_refused $KNOB_A bogus
 check "empty write returns 0 and changes nothing" write_empty $KNOB_A
@@ -172,7 +172,8 @@ check "a prefix of a name refused" write_refused $KNOB_A rf
 check "CR LF refused" write_refused $KNOB_A 'rfc\r\n'
 check "two newlines refused" write_refused $KNOB_A 'rfc\n\n'
 check "upper case refused" write_refused $KNOB_A RFC
-check "a capitalised name refused" write_refused $KNOB_A Linux
+check "a capitalised name refused" write_refused $KNOB_A Builtin
+check "linux, the DKMS package's old name (compat/ only), refused" write_refused $KNOB_A linux
 check "4 KiB string refused" write_refused $KNOB_A "$long"
 check "4 KiB string that starts with a name refused" write_refused $KNOB_A "$long_valid"
 check "8 KiB string refused" write_refused $KNOB_A "$longer"
@@ -193,8 +194,8 @@ check "write without a port number fails and creates nothing" no_port_write rxea
 check "value unchanged after writes to missing ports" reads $KNOB_A mix
 check "module parameter refuses bogus" write_refused $PARAM bogus
 check "module parameter accepts mix" write_ok $PARAM mix mix
-step write_ok $KNOB_A linux linux
-step write_ok $PARAM linux linux
+step write_ok $KNOB_A builtin builtin
+step write_ok $PARAM builtin builtin
 
 # roce_repath, beside roce_entropy: off or on, the same rules.
 check "re-path is off by default on rxea and rxeb, and in the parameter" \
@@ -214,7 +215,7 @@ check "re-path: non-root write refused" as_nobody_refused $REPATH_A
 check "re-path: non-root write to the parameter refused" as_nobody_refused $REPATH_PARAM
 check "re-path: value unchanged after refusals" reads $REPATH_A on
 check "re-path: a policy write leaves it alone" \
-	eval "write_ok $KNOB_A rfc rfc && reads $REPATH_A on && write_ok $KNOB_A linux linux"
+	eval "write_ok $KNOB_A rfc rfc && reads $REPATH_A on && write_ok $KNOB_A builtin builtin"
 check "re-path: missing port has no knob" [ ! -e /sys/class/infiniband/rxea/ports/2/roce_repath ]
 check "re-path: write to a missing port fails" write_refused \
 	/sys/class/infiniband/rxea/ports/2/roce_repath on ENOENT

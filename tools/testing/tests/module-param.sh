@@ -3,7 +3,7 @@
 # ib_core.roce_entropy, the default policy of devices as they register:
 # - a value that names no policy at load time (a typo in modprobe.d) does
 #   not stop ib_core from loading: it is reported once and the default
-#   (linux) stays;
+#   (builtin) stays;
 # - a value written at run time applies to devices registered afterwards;
 #   ports that exist keep their policy;
 # - a device that registers again (rxe deleted and re-added) starts from
@@ -30,7 +30,7 @@ reload() {
 dmesg_at=$(dmesg | wc -l)
 warned() {
 	dmesg | tail -n +"$((dmesg_at + 1))" |
-		grep -F "ib_core: roce_entropy=bogus is not a policy (linux, off, rfc, mix): using linux"
+		grep -F "ib_core: roce_entropy=bogus is not a policy (builtin, off, rfc, mix): using builtin"
 }
 warned_repath() {
 	dmesg | tail -n +"$((dmesg_at + 1))" |
@@ -40,8 +40,8 @@ warned_repath() {
 check "ib_core loads with roce_entropy=bogus roce_repath=bogus" \
 	reload roce_entropy=bogus roce_repath=bogus
 check "... and says so in the kernel log, once" [ "$(warned | wc -l)" = 1 ]
-check "... and keeps the default, linux" reads $PARAM linux
-check "... which the new devices get" eval "reads $KNOB_A linux && reads $KNOB_B linux"
+check "... and keeps the default, builtin" reads $PARAM builtin
+check "... which the new devices get" eval "reads $KNOB_A builtin && reads $KNOB_B builtin"
 check "... re-path too: said once, off kept" \
 	eval '[ "$(warned_repath | wc -l)" = 1 ] && reads $RPARAM off'
 check "... which the new devices get" eval "reads $REPATH_A off && reads $REPATH_B off"
@@ -70,7 +70,7 @@ check "a bad re-path value written at run time is refused" \
 	bash -c "! echo bogus > $RPARAM && grep -qx off $RPARAM"
 
 check "back to the default" reload
-check "... linux everywhere" eval "reads $PARAM linux && reads $KNOB_A linux && reads $KNOB_B linux"
+check "... builtin everywhere" eval "reads $PARAM builtin && reads $KNOB_A builtin && reads $KNOB_B builtin"
 check "... re-path off everywhere" eval "reads $RPARAM off && reads $REPATH_A off && reads $REPATH_B off"
 check "no kernel report" kernel_reports "$dmesg_at"
 done_testing

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # What the kernel shows of the entropy it programmed, on live connections of
-# every type, under rfc, mix and linux (RTE_OBSERVE_POLICIES):
+# every type, under rfc, mix and builtin (RTE_OBSERVE_POLICIES):
 #   cm4        roce-ping, rdma_cm RC over IPv4;
 #   cm6        roce-ping over IPv6 with a flow label of its own (sin6_flowinfo);
 #   rc         ibv_rc_pingpong, RC without rdma_cm;
@@ -13,7 +13,7 @@
 #     roce_flow_label and roce_udp_sport, against `roce-entropy flow-label`'s
 #     prediction from the CM ports (`rdma -j res show cm_id`) or the QPNs,
 #     and, for UD, the rule of the policy (per send under rfc and mix, the
-#     QP's own port under linux: 0xC000 + hash_32(qpn, 14), written out here);
+#     QP's own port under builtin: 0xC000 + hash_32(qpn, 14), written out here);
 #   - the roce_entropy trace events: one per connected QP with the values of
 #     the dump, and the UD AHs' (udaddy's active side: the CM ports' flow
 #     label);
@@ -183,8 +183,8 @@ check_cm() {
 		n=$((n + 1))
 		read -r fl psport <<< "$(predict --policy "$POLICY" --cm-ports "$sport" "$dport" \
 			${app:+--flow-label "$app"})" || return 1
-		# under linux rxe sends no flow label: the port is the fold of rdma_cm's
-		[ "$POLICY" != linux ] || fl=0
+		# under builtin rxe sends no flow label: the port is the fold of rdma_cm's
+		[ "$POLICY" != builtin ] || fl=0
 		qp_is "$dev" "$lqpn" "$POLICY" address "$fl" "$psport" && ok=$((ok + 1))
 		rqpn=$(qp "$dev" "$lqpn" | cut -f 3)
 		CONNECTED+=("$dev $lqpn $rqpn $POLICY address $fl $psport")
@@ -201,7 +201,7 @@ check_rc() {
 		[ "$comm" = ibv_rc_pingpong ] && [ "$type" = RC ] || continue
 		n=$((n + 1))
 		read -r fl psport <<< "$(predict --policy "$POLICY" --qpn "$lqpn" "$rqpn")" || return 1
-		[ "$POLICY" != linux ] || fl=0
+		[ "$POLICY" != builtin ] || fl=0
 		qp_is "$dev" "$lqpn" "$POLICY" qpn "$fl" "$psport" && ok=$((ok + 1))
 		CONNECTED+=("$dev $lqpn $rqpn $POLICY qpn $fl $psport")
 	done < "$D/qps.tsv"
@@ -217,8 +217,8 @@ check_ud() {
 	while IFS=$'\t' read -r dev lqpn rqpn type comm rest; do
 		[ "$comm" = "$1" ] && [ "$type" = UD ] || continue
 		n=$((n + 1))
-		if [ "$POLICY" = linux ]; then
-			qp_is "$dev" "$lqpn" linux per-qp 0 "$(ud_sport "$lqpn")"
+		if [ "$POLICY" = builtin ]; then
+			qp_is "$dev" "$lqpn" builtin per-qp 0 "$(ud_sport "$lqpn")"
 		else
 			qp_is "$dev" "$lqpn" "$POLICY" per-send - -
 		fi && ok=$((ok + 1))
@@ -233,8 +233,8 @@ check_gsi() {
 	local dev ok=0
 
 	for dev in rxea rxeb; do
-		if [ "$POLICY" = linux ]; then
-			qp_is $dev 1 linux per-qp 0 "$(ud_sport 1)"
+		if [ "$POLICY" = builtin ]; then
+			qp_is $dev 1 builtin per-qp 0 "$(ud_sport 1)"
 		else
 			qp_is $dev 1 "$POLICY" per-ah - -
 		fi && ok=$((ok + 1))
@@ -266,7 +266,7 @@ ah_events() {
 }
 
 # check_ah_events: ibv_ud_pingpong's AHs: per send (rfc, mix) or the QP's
-# own port (linux); udaddy's: the active side's carries the flow label of
+# own port (builtin); udaddy's: the active side's carries the flow label of
 # the CM ports, and so does the passive side's from its rdma_cm event (the
 # series gives both ends one value); an AH the passive side makes from a
 # work completion over IPv4 has none, per send.
@@ -280,7 +280,7 @@ check_ah_events() {
 	ca=$(ah_events udaddy rxea) cb=$(ah_events udaddy rxeb)
 	echo "  ibv_ud_pingpong: rxea $a; rxeb $b"
 	echo "  udaddy (CM ports $s $d): rxea $ca; rxeb ${cb//$'\n'/; }"
-	if [ "$POLICY" = linux ]; then
+	if [ "$POLICY" = builtin ]; then
 		# the sending QP's own port, whatever the AH says
 		local q="source=per-qp flow_label=0x00000 udp_sport=0 "
 		[ "$a" = "$q" ] && [ "$b" = "$q" ] && [ "$ca" = "$q" ] && [ "$cb" = "$q" ]
@@ -351,10 +351,10 @@ if ! check "the roce_entropy trace events exist and are enabled" tracing_on; the
 	done_testing
 	exit
 fi
-for policy in $(echo "${RTE_OBSERVE_POLICIES:-rfc,mix,linux}" | tr , ' '); do
+for policy in $(echo "${RTE_OBSERVE_POLICIES:-rfc,mix,builtin}" | tr , ' '); do
 	phase "$policy"
 done
-step set_policy linux # the default
+step set_policy builtin # the default
 echo 0 > $TRACE/events/roce_entropy/enable
 echo "# observe.sh: $((SECONDS - t0)) s"
 done_testing

@@ -88,7 +88,7 @@ check "udevd stops" udevd_stop
 rm -f /run/udev/rules.d/71-roce-entropy-test.rules
 
 check "back to the default" eval "vm_unload_stack && vm_load_stack && vm_rxe_links"
-check "... linux everywhere" eval "reads $PARAM linux && reads $KNOB_A linux && reads $KNOB_B linux"
+check "... builtin everywhere" eval "reads $PARAM builtin && reads $KNOB_A builtin && reads $KNOB_B builtin"
 check "no kernel report" kernel_reports "$dmesg_at"
 rm -rf $MODROOT
 done_testing

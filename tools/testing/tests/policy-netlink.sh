@@ -123,11 +123,11 @@ check "netlink shows each port's policy as its knob does" \
 		[ "$(nl_policy rxeb/1)" = "$(cat $KNOB_B)" ]'
 check "netlink shows the default as the ib_core parameter does" \
 	eval '[ "$(nl_default)" = "$(cat $PARAM)" ]'
-for p in rfc mix off linux; do
+for p in rfc mix off builtin; do
 	check "set rxea/1 to $p over netlink: the knob reads $p, rxeb unchanged" \
 		set_reads_back $p
 done
-for p in mix linux; do
+for p in mix builtin; do
 	check "rxeb's knob set to $p: netlink shows $p" knob_shows $p
 done
 check "an unknown policy is refused by the tool" \
@@ -145,13 +145,13 @@ check "a value outside the enum, sent by hand, is refused (EINVAL)" raw_refused 
 check "255, sent by hand, is refused (EINVAL)" raw_refused 255
 check "the same message with a valid value is taken" \
 	eval '[ "$(raw_set_port rxea 1 2)" = 0 ] && reads $KNOB_A rfc'
-step "$TOOL" policy set rxea/1 linux
+step "$TOOL" policy set rxea/1 builtin
 
 # The default: what devices registered from then on start with.
 check "set the default to mix over netlink: the ib_core parameter reads mix" \
 	eval 'step "$TOOL" policy default mix && reads $PARAM mix && [ "$(nl_default)" = mix ]'
 check "registered devices keep their policies" \
-	eval 'reads $KNOB_A linux && reads $KNOB_B linux'
+	eval 'reads $KNOB_A builtin && reads $KNOB_B builtin'
 check "a device registered now starts with mix (knob and netlink)" \
 	eval 'vm_readd_rxe rxeb b0 && wait_for 10 rxe_has_gid rxeb "$B6" &&
 		reads $KNOB_B mix && [ "$(nl_policy rxeb/1)" = mix ]'

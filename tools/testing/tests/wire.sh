@@ -24,11 +24,11 @@
 #                    server as IPv4 alone, "Address family for hostname not
 #                    supported" for fd02::2).
 # On our modules the pass runs under each policy set through the knob
-# (RTE_WIRE_POLICIES, default linux,rfc,mix,off), with re-path on
+# (RTE_WIRE_POLICIES, default builtin,rfc,mix,off), with re-path on
 # (roce_repath): nothing is lost, so no QP may move; on the kernel's own
-# (STOCK=1: no knob) once, judged as linux, which must be what stock 6.12
+# (STOCK=1: no knob) once, judged as builtin, which must be what stock 6.12
 # does: one predictor judges both.  Client exit statuses are checked.
-# Under linux, and on stock, an rping over each family also runs under a
+# Under builtin, and on stock, an rping over each family also runs under a
 # policy rule that prohibits UDP port 4791 (port_rule): stock's route
 # lookups carry no ports, so it must connect, on ours too.
 # Time: one capture per policy holds every type, the IPv4 ones side by
@@ -289,7 +289,7 @@ verdicts() {
 # data must be on the predicted port.  udaddy's server replies through an
 # AH that it builds from the work completion, without a flow label over
 # IPv4, so rxe gives the replies the QPN hash's port: a known limitation,
-# printed and not counted.  (Under off both are 0xC000, and under linux the
+# printed and not counted.  (Under off both are 0xC000, and under builtin the
 # replies are UD data on the server QP's own port: both are judged like
 # everything else.)
 JQ_UDADDY_V4='
@@ -320,12 +320,12 @@ judge_kind() {
 }
 
 # pass POLICY: every type over both families under POLICY (stock: the
-# kernel's own modules, judged as linux).
+# kernel's own modules, judged as builtin).
 pass() {
 	local tag=$1 policy=$1 label fam kind what t0
 
 	if [ "$tag" = stock ]; then
-		policy=linux label="on stock 6.12 (judged as linux)"
+		policy=builtin label="on stock 6.12 (judged as builtin)"
 	else
 		label="under $policy"
 		check "the knob takes $policy on both devices" set_policy "$policy" || return
@@ -338,7 +338,7 @@ pass() {
 			case $kind in
 			rping|app_flow_label) what="one rdma_cm RC connection" ;;
 			udaddy) what="one rdma_cm UD connection"
-				[ $fam = 6 ] || [ "$policy" = linux ] || [ "$policy" = off ] ||
+				[ $fam = 6 ] || [ "$policy" = builtin ] || [ "$policy" = off ] ||
 					what="$what (SIDR REQ and REP and the active side's data)" ;;
 			rc_pingpong) what="one RC connection without CM" ;;
 			ud_pingpong) what="one UD conversation without CM" ;;
@@ -350,7 +350,7 @@ pass() {
 				judge_kind "$tag-v$fam-$kind"
 		done
 	done
-	if [ "$policy" = linux ]; then
+	if [ "$policy" = builtin ]; then
 		for fam in 4 6; do
 			check "rping IPv$fam $label under a policy rule that prohibits UDP port 4791: not matched, as on stock" \
 				port_rule $fam "$tag-v$fam-port-rule"
@@ -365,7 +365,7 @@ pass() {
 # packet carries its ports, and the IPv6 local table sits behind these
 # rules).  Stock 6.12's rxe looks its routes up without ports (and rdma_cm's
 # address resolution without a protocol), so the rules never match them;
-# under "linux" ours must do the same, or the rules would take the
+# under "builtin" ours must do the same, or the rules would take the
 # connection down.
 port_rule() {
 	local rc=0 dev
@@ -388,14 +388,14 @@ else
 	# would put a connection's packets off their prediction.
 	check "re-path on for every pass" set_repath on
 	moves0="$(repath_moves rxea) $(repath_moves rxeb)"
-	for policy in $(echo "${RTE_WIRE_POLICIES:-linux,rfc,mix,off}" | tr , ' '); do
+	for policy in $(echo "${RTE_WIRE_POLICIES:-builtin,rfc,mix,off}" | tr , ' '); do
 		pass "$policy"
 	done
 	moves1="$(repath_moves rxea) $(repath_moves rxeb)"
 	echo "# re-path moves (rxea requester responder, rxeb the same): before $moves0, after $moves1"
 	check "re-path on, nothing lost: no QP moved in any pass" test "$moves0" = "$moves1"
 	step set_repath off # the default
-	step set_policy linux # the default
+	step set_policy builtin # the default
 fi
 echo "# wire.sh: $((SECONDS - t0)) s"
 done_testing

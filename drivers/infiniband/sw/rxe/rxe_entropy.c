@@ -23,7 +23,7 @@
  * always come from one state, and a move that raced another move or a new
  * address gives way to it.
  *
- * Under "linux" rxe does what 6.12's rxe did: connected QPs use the port of
+ * Under "builtin" rxe makes its own choice: connected QPs use the port of
  * rdma_get_udp_sport() of the very same inputs, UD QPs one port per QP for
  * every destination (set when the QP is created, 0xC000 + hash_32(qpn,
  * 14)), the IPv6 header has flow label 0, and routes are looked up without
@@ -84,7 +84,7 @@ static void rxe_path_state(u64 path, struct rdma_entropy_state *st)
 /*
  * RC and UC: the address set by modify_qp fixes port and flow label.  rxe's
  * base port, 0xC000, is the fold of label 0, so the port is the fold of a
- * label under every policy: under "linux" the label of 6.12's
+ * label under every policy: under "builtin" the label of
  * rdma_get_udp_sport(), which the IPv6 header does not carry.  That label
  * is also where an RC QP's moves start; one the application set is pinned.
  * Moves made under an earlier address are forgotten, and so are the rounds
@@ -100,7 +100,7 @@ void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
 	rdma_entropy_path_state(&st, rdma_port_entropy(qp->ibqp.device,
 						       qp->attr.port_num),
 				fl, qp_num(qp), rqpn, RXE_ROCE_V2_SPORT);
-	if (st.policy == RDMA_ENTROPY_LINUX)
+	if (st.policy == RDMA_ENTROPY_BUILTIN)
 		label = fl ? fl : rdma_calc_flow_label(qp_num(qp), rqpn);
 	else
 		label = st.flow_label;
@@ -111,8 +111,8 @@ void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
 	       FIELD_PREP(RXE_PATH_POLICY, st.policy) |
 	       FIELD_PREP(RXE_PATH_SOURCE, st.source) |
 	       FIELD_PREP(RXE_PATH_GEN, FIELD_GET(RXE_PATH_GEN, old) + 1);
-	/* 6.12's rxe put no flow label in the IPv6 header */
-	if (st.policy != RDMA_ENTROPY_LINUX)
+	/* rxe's own choice: no flow label in the IPv6 header */
+	if (st.policy != RDMA_ENTROPY_BUILTIN)
 		path |= RXE_PATH_WIRE;
 	if (rdma_repath_pinned(fl))
 		path |= RXE_PATH_PINNED;
@@ -252,7 +252,7 @@ void rxe_repath_duplicate(struct rxe_qp *qp, u32 psn)
 }
 
 /*
- * UD: an AH keeps the policy in force when it was created.  Under "linux"
+ * UD: an AH keeps the policy in force when it was created.  Under "builtin"
  * its sends leave from the sending QP's own port without a flow label, under
  * the other policies with the AH's flow label if it has one; without one,
  * "rfc" and "mix" compute a flow label per send, "off" uses the base port.
@@ -264,7 +264,7 @@ void rxe_ah_set_entropy(struct rxe_ah *ah, struct rdma_ah_attr *attr)
 
 	ah->entropy = rdma_port_entropy(ah->ibah.device, attr->port_num);
 	st.policy = ah->entropy;
-	if (st.policy == RDMA_ENTROPY_LINUX) {
+	if (st.policy == RDMA_ENTROPY_BUILTIN) {
 		st.source = RDMA_ENTROPY_SRC_PER_QP;
 	} else if (fl) {
 		st.source = RDMA_ENTROPY_SRC_ADDRESS;
@@ -287,7 +287,7 @@ void rxe_ah_set_entropy(struct rxe_ah *ah, struct rdma_ah_attr *attr)
 static void rxe_ud_entropy(struct rxe_qp *qp, struct rdma_entropy_state *st)
 {
 	st->policy = rdma_port_entropy(qp->ibqp.device, qp->attr.port_num);
-	if (st->policy == RDMA_ENTROPY_LINUX) {
+	if (st->policy == RDMA_ENTROPY_BUILTIN) {
 		st->source = RDMA_ENTROPY_SRC_PER_QP;
 		st->udp_sport = qp->src_port;
 	} else if (qp_type(qp) != IB_QPT_GSI &&
@@ -331,7 +331,7 @@ static struct rxe_ah *rxe_pkt_ah(struct rxe_pkt_info *pkt, struct rxe_av *av)
  * @av: its address vector, from rxe_get_av()
  * @sport: set to the UDP source port
  * @route_sport: set to the UDP source port the route lookup sees: @sport, or
- *               0 under "linux"
+ *               0 under "builtin"
  *
  * Return: the flow label, for the IPv6 header.
  */
@@ -353,7 +353,7 @@ u32 rxe_pkt_entropy(struct rxe_pkt_info *pkt, struct rxe_av *av, u16 *sport,
 			fl = rxe_path_flow_label(path);
 		} else {
 			/* an address without a GRH: the QP's own port */
-			policy = RDMA_ENTROPY_LINUX;
+			policy = RDMA_ENTROPY_BUILTIN;
 			*sport = qp->src_port;
 			fl = 0;
 		}
@@ -361,7 +361,7 @@ u32 rxe_pkt_entropy(struct rxe_pkt_info *pkt, struct rxe_av *av, u16 *sport,
 		ah = rxe_pkt_ah(pkt, av);
 		policy = ah ? ah->entropy :
 			rdma_port_entropy(qp->ibqp.device, qp->attr.port_num);
-		if (policy == RDMA_ENTROPY_LINUX) {
+		if (policy == RDMA_ENTROPY_BUILTIN) {
 			*sport = qp->src_port;
 			fl = 0;
 		} else {
@@ -371,7 +371,7 @@ u32 rxe_pkt_entropy(struct rxe_pkt_info *pkt, struct rxe_av *av, u16 *sport,
 			*sport = rdma_entropy_sport(fl, RXE_ROCE_V2_SPORT);
 		}
 	}
-	*route_sport = policy == RDMA_ENTROPY_LINUX ? 0 : htons(*sport);
+	*route_sport = policy == RDMA_ENTROPY_BUILTIN ? 0 : htons(*sport);
 
 	return fl;
 }

@@ -64,7 +64,7 @@ Policy policy_arg(const std::string &name)
 {
 	auto policy = parse_policy(name);
 	if (!policy)
-		throw UsageError("unknown policy '" + name + "' (off, rfc, mix or linux)");
+		throw UsageError("unknown policy '" + name + "' (off, rfc, mix or builtin)");
 	return *policy;
 }
 

@@ -52,7 +52,7 @@ struct DevicePair {
 DevicePair device_pair_arg(const std::string &a, const std::string &b, std::string_view gid_a,
                            std::string_view gid_b);
 
-// "off", "rfc", "mix" or "linux"; UsageError otherwise.
+// "off", "rfc", "mix" or "builtin"; UsageError otherwise.
 Policy policy_arg(const std::string &name);
 
 // --port-flow-label PORT:FL, repeatable: the flow label the application of

@@ -194,10 +194,10 @@ std::vector<std::string> differences(Policy policy, const Expected &e, const QpE
 	if (*qp.udp_sport != e.udp_sport)
 		d.push_back("UDP source port " + std::to_string(*qp.udp_sport) + ", predicted " +
 		            std::to_string(e.udp_sport));
-	// Under linux the flow label in the IPv6 header is the driver's: mlx5
+	// Under builtin the flow label in the IPv6 header is the driver's: mlx5
 	// programs the address's, rxe sends none.
 	if (e.flow_label && *qp.flow_label != *e.flow_label &&
-	    !(policy == Policy::Linux && *qp.flow_label == 0))
+	    !(policy == Policy::Builtin && *qp.flow_label == 0))
 		d.push_back("flow label " + hex_str(*qp.flow_label) + ", predicted " +
 		            hex_str(*e.flow_label));
 	return d;
@@ -216,7 +216,7 @@ void judge_connected(QpVerdict &v, Policy policy, const AuditOptions &opts)
 		if (*qp.source == "address") {
 			if (!*qp.flow_label) {
 				v.notes.push_back(
-				    "the flow label of its address is not shown (under linux rxe "
+				    "the flow label of its address is not shown (under builtin rxe "
 				    "sends none): nothing to fold");
 				return;
 			}
@@ -239,8 +239,8 @@ void judge_connected(QpVerdict &v, Policy policy, const AuditOptions &opts)
 	v.expected =
 	    connected_expected(policy, addr_fl_of(cm.sport, cm.dport), qp, opts.base_sport);
 	v.notes = differences(policy, *v.expected, qp);
-	if (!v.notes.empty() && cm.side == "unknown" && policy == Policy::Linux) {
-		// linux's hash is not symmetric and no listener tells the side:
+	if (!v.notes.empty() && cm.side == "unknown" && policy == Policy::Builtin) {
+		// builtin's hash is not symmetric and no listener tells the side:
 		// the other order may be the one
 		Expected other =
 		    connected_expected(policy, addr_fl_of(cm.dport, cm.sport), qp, opts.base_sport);
@@ -272,13 +272,14 @@ void judge_datagram(QpVerdict &v, Policy policy, const AuditOptions &opts)
 		                          : cm_flow_label(policy, v.cm->sport, v.cm->dport)};
 	}
 	if (source == "per-qp") {
-		// rxe under linux: one port per UD QP, 0xC000 + hash_32(qpn, 14)
+		// rxe under builtin: one port per UD QP, 0xC000 + hash_32(qpn, 14)
 		const Expected e{"per-qp", 0, rxe_legacy_sport(qp.lqpn),
 		                 v.expected ? v.expected->cm_flow_label : std::nullopt};
 		v.expected = e;
-		if (policy != Policy::Linux)
+		if (policy != Policy::Builtin)
 			v.notes.push_back("one port per QP under " +
-			                  std::string(policy_name(policy)) + ": only linux has it");
+			                  std::string(policy_name(policy)) +
+			                  ": only builtin has it");
 		else if (!qp.udp_sport || !qp.flow_label)
 			v.notes.push_back("no roce_udp_sport or roce_flow_label in the dump");
 		else

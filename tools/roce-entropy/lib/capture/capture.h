@@ -107,7 +107,7 @@ struct Direction {
 	// v2 only): which link each packet took, in a capture on several.
 	std::map<std::uint32_t, unsigned> interfaces;
 	// What the policy predicts for this direction's data (for UD under
-	// linux, from its first stream's source QPN); none without data or
+	// builtin, from its first stream's source QPN); none without data or
 	// without a prediction that counts.
 	std::optional<WireEntropy> expected_data;
 };
@@ -130,7 +130,7 @@ struct Connection {
 	std::set<std::uint32_t> flow_labels; // IPv6 only
 	Direction forward, reverse;          // src to dst, dst to src
 	// The one flow label of every packet, when all predict one (off, rfc,
-	// mix; never under linux, whose rxe sends none).
+	// mix; never under builtin, whose rxe sends none).
 	std::optional<std::uint32_t> expected_flow_label;
 	std::optional<WireEntropy> expected_cm; // its CM MADs, both ways
 	unsigned packets = 0;

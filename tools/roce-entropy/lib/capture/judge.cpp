@@ -8,7 +8,7 @@
 // so there each end derives its own), or the QPN hash of a CM connection
 // without rdma_cm; without CM the QPN hash under the sender's policy.  On
 // the wire, off, rfc and mix put the fold of that flow label into the UDP
-// source port and the flow label itself into the IPv6 header; linux (stock
+// source port and the flow label itself into the IPv6 header; builtin (stock
 // 6.12 rxe) puts the fold into RC data only, sends UD and the CM's MADs on
 // the sending QP's own port, and writes flow label 0.
 //
@@ -18,7 +18,7 @@
 // packets are on the QPN hash, and is unjudged (not disagreeing) when none
 // is; some on it and some off disagree.  Packets left without a prediction
 // must still share one port and flow label (per direction when the two
-// ends follow different policies), carry flow label 0 under linux, and
+// ends follow different policies), carry flow label 0 under builtin, and
 // under the others over IPv6 a port that is the fold of their flow label.
 #include <set>
 
@@ -96,14 +96,14 @@ std::optional<Prediction> predict(const Ctx &x, const Stream &st, bool cm)
 {
 	const Policy s = x.cfg.policy_of(st.key.src);
 
-	if (s == Policy::Linux && cm)
+	if (s == Policy::Builtin && cm)
 		return Prediction{linux_rxe_cm_mad(), "qp_ports"};
-	if (s == Policy::Linux && st.ud())
+	if (s == Policy::Builtin && st.ud())
 		return Prediction{linux_rxe_ud(st.key.sqpn), "qp_ports"};
 	const auto fl = flow_label_of(x, st, s);
 	if (!fl)
 		return std::nullopt;
-	if (s == Policy::Linux)
+	if (s == Policy::Builtin)
 		return Prediction{linux_rxe_rc(fl->fl), fl->basis, fl->tentative};
 	return Prediction{{udp_sport(fl->fl), fl->fl}, fl->basis, fl->tentative};
 }
@@ -119,7 +119,7 @@ bool well_formed(const Entry &e, Policy sender)
 {
 	if (!e.st->key.src.v6)
 		return true;
-	if (sender == Policy::Linux)
+	if (sender == Policy::Builtin)
 		return e.fl == 0;
 	return e.sport == udp_sport(e.fl);
 }
@@ -220,7 +220,7 @@ void judge_group(Group &g, const JudgeConfig &cfg)
 			c.expected_cm = w;
 		if (!e.cm && !e.d->expected_data)
 			e.d->expected_data = w;
-		all_fl &= sender != Policy::Linux;
+		all_fl &= sender != Policy::Builtin;
 		fls.insert(w.flow_label);
 	}
 	if (all_fl && fls.size() == 1)

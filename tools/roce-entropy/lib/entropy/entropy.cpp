@@ -12,8 +12,10 @@ std::optional<Policy> parse_policy(std::string_view name)
 		return Policy::Rfc;
 	if (name == "mix")
 		return Policy::Mix;
-	if (name == "linux")
-		return Policy::Linux;
+	// "linux": the name before 0.4.0, which an ib_core loaded before the
+	// upgrade still shows
+	if (name == "builtin" || name == "linux")
+		return Policy::Builtin;
 	return std::nullopt;
 }
 
@@ -26,8 +28,8 @@ std::string_view policy_name(Policy policy)
 		return "rfc";
 	case Policy::Mix:
 		return "mix";
-	case Policy::Linux:
-		return "linux";
+	case Policy::Builtin:
+		return "builtin";
 	}
 	return "unknown";
 }

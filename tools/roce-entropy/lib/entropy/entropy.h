@@ -10,11 +10,11 @@
 namespace roce
 {
 
-// Off, Rfc and Mix are this series' policies; Linux is stock 6.12's
-// behaviour (the knob's "linux"): rdma_cm's sport * 31 + dport, the RFC QPN
+// Off, Rfc and Mix are this series' policies; Builtin is the stock
+// behaviour (the knob's "builtin"): rdma_cm's sport * 31 + dport, the RFC QPN
 // hash where rdma_cm gave no flow label, and on rxe a port of its own for
 // every UD QP (CM MADs included) and no IPv6 flow label at all.
-enum class Policy { Off, Rfc, Mix, Linux };
+enum class Policy { Off, Rfc, Mix, Builtin };
 
 inline constexpr std::uint32_t kFlowLabelMask = 0xFFFFF;
 inline constexpr std::uint32_t kQpnMask = 0xFFFFFF;
@@ -86,7 +86,7 @@ constexpr std::uint32_t cm_flow_label(Policy policy, std::uint16_t sport, std::u
 		return rfc_cm_flow_label(sport, dport);
 	case Policy::Mix:
 		return mix_cm_flow_label(sport, dport);
-	case Policy::Linux:
+	case Policy::Builtin:
 		return linux_cma_flow_label(sport, dport);
 	case Policy::Off:
 		break;
@@ -102,7 +102,7 @@ constexpr std::uint32_t qpn_flow_label(Policy policy, std::uint32_t lqpn, std::u
 	rqpn &= kQpnMask;
 	switch (policy) {
 	case Policy::Rfc:
-	case Policy::Linux:
+	case Policy::Builtin:
 		return rfc_qpn_flow_label(lqpn, rqpn);
 	case Policy::Mix:
 		return mix_qpn_flow_label(lqpn, rqpn);
@@ -122,13 +122,13 @@ constexpr std::uint32_t flow_label(Policy policy, std::uint32_t app_fl, std::uin
 
 // rdma_entropy_ud_flow_label(): a send to the multicast QPN counts it as 1;
 // QP1 (the CM MADs) only ever uses its AH's flow label, and so does every
-// UD send under linux (6.12 generated none per send).
+// UD send under builtin (6.12 generated none per send).
 constexpr std::uint32_t ud_flow_label(Policy policy, std::uint32_t app_fl, std::uint32_t sqpn,
                                       std::uint32_t dqpn)
 {
 	sqpn &= kQpnMask;
 	dqpn &= kQpnMask;
-	if (sqpn == kGsiQpn || policy == Policy::Linux)
+	if (sqpn == kGsiQpn || policy == Policy::Builtin)
 		return app_fl & kFlowLabelMask;
 	return flow_label(policy, app_fl, sqpn, dqpn == kMulticastQpn ? 1 : dqpn);
 }
@@ -149,7 +149,7 @@ enum class Verdict { Agrees, Disagrees, Unjudged };
 // rdma_entropy_path(): the port and flow label the kernel programs into a
 // connected QP (RC, UC, XRC) whose address has the flow label ADDR_FL (0 if
 // none), BASE being the device's port without entropy (0xC000 on rxe).
-// Under linux the port is 6.12's rdma_get_udp_sport() and the flow label
+// Under builtin the port is 6.12's rdma_get_udp_sport() and the flow label
 // the address's (mlx5 programs it; rxe sends none at all); under off, and
 // whenever no flow label results, the port is BASE.
 constexpr WireEntropy path_entropy(Policy policy, std::uint32_t addr_fl, std::uint32_t lqpn,
@@ -157,12 +157,12 @@ constexpr WireEntropy path_entropy(Policy policy, std::uint32_t addr_fl, std::ui
 {
 	const std::uint32_t fl = flow_label(policy, addr_fl, lqpn, rqpn);
 
-	if (policy == Policy::Linux)
+	if (policy == Policy::Builtin)
 		return {udp_sport(fl), addr_fl & kFlowLabelMask};
 	return {fl ? udp_sport(fl) : base, fl};
 }
 
-// What stock 6.12 rxe puts on the wire (Policy::Linux).
+// What stock 6.12 rxe puts on the wire (Policy::Builtin).
 // A CM MAD, both ways: QP1's own port, hash_32(1, 14) = 0x1872: 0xD872.
 constexpr WireEntropy linux_rxe_cm_mad()
 {
@@ -176,7 +176,7 @@ constexpr WireEntropy linux_rxe_ud(std::uint32_t sqpn)
 }
 
 // RC data: the fold of the QP's flow label (the application's, rdma_cm's or
-// the QPN hash: flow_label(Policy::Linux, ...)), the same both ways; the
+// the QPN hash: flow_label(Policy::Builtin, ...)), the same both ways; the
 // IPv6 header carries none, even the application's.
 constexpr WireEntropy linux_rxe_rc(std::uint32_t fl)
 {

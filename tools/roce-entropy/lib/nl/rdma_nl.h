@@ -31,7 +31,7 @@ inline constexpr std::uint16_t kAttrPortRoceEntropy = 104;
 inline constexpr std::uint16_t kSysAttrRoceEntropy = 105;
 
 // enum rdma_nl_roce_entropy, in its order: LINUX, OFF, RFC, MIX.
-inline constexpr Policy kNlPolicies[] = {Policy::Linux, Policy::Off, Policy::Rfc, Policy::Mix};
+inline constexpr Policy kNlPolicies[] = {Policy::Builtin, Policy::Off, Policy::Rfc, Policy::Mix};
 
 // enum rdma_nl_roce_entropy -> Policy; nullopt for a value the tool does
 // not know.

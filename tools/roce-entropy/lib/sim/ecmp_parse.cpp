@@ -22,7 +22,7 @@ using nlohmann::json;
 
 // The policies in the order the report shows them: stock 6.12 first, the
 // baseline.
-constexpr std::array<const char *, 4> kPolicyOrder = {"linux", "off", "rfc", "mix"};
+constexpr std::array<const char *, 4> kPolicyOrder = {"builtin", "off", "rfc", "mix"};
 
 // A list of packet counts, each a number 0 or more (get<> would wrap a
 // negative one into a huge count).

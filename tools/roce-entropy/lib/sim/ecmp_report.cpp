@@ -68,7 +68,7 @@ EcmpVerdict judge(const EcmpRun &run)
 			failed.push_back("spread: off should use one link");
 		else
 			found = "all on one link";
-	} else if (run.policy == "linux") {
+	} else if (run.policy == "builtin") {
 		if (run.act == "ecmp" && (v.split != v.linux_splits || !v.linux_splits))
 			failed.push_back(format("%u connections on more than one port, stock 6.12 "
 			                        "splits %u",
@@ -83,7 +83,7 @@ EcmpVerdict judge(const EcmpRun &run)
 			found = v.within_p95 ? "within random ports' p95"
 			                     : "beyond random ports' p95 (reported, not asserted)";
 	}
-	if (run.policy != "linux" && v.split)
+	if (run.policy != "builtin" && v.split)
 		failed.push_back(std::to_string(v.split) + " connections on more than one port");
 	if ((run.policy == "rfc" || run.policy == "mix") && v.fl_zero)
 		failed.push_back(std::to_string(v.fl_zero) +
@@ -91,10 +91,10 @@ EcmpVerdict judge(const EcmpRun &run)
 	v.ok = failed.empty();
 	if (v.ok) {
 		v.why = found;
-		if (run.act == "ecmp" && run.policy != "linux")
+		if (run.act == "ecmp" && run.policy != "builtin")
 			v.why += (v.why.empty() ? "" : "; ") +
 			         std::string("every connection on one port");
-		if (run.policy == "linux" && run.act != "ecmp")
+		if (run.policy == "builtin" && run.act != "ecmp")
 			v.why = "reported";
 	} else {
 		for (const auto &f : failed)
@@ -232,7 +232,7 @@ std::string summary_table(const std::vector<EcmpRun> &runs, const std::vector<Ec
 		at[{group_rank(runs[i]), runs[i].policy}] = i;
 		groups.insert(group_rank(runs[i]));
 	}
-	std::string s = format("\n%-44s", "summary (linux is stock 6.12, the baseline)");
+	std::string s = format("\n%-44s", "summary (builtin is stock 6.12, the baseline)");
 	for (const auto &p : policies)
 		s += format("  %-13s", p.c_str());
 	s = s.substr(0, s.find_last_not_of(' ') + 1) + '\n';
@@ -324,7 +324,7 @@ void write_ecmp_svg(const std::vector<EcmpRun> &runs, std::ostream &out)
 		BarPanel p;
 		p.title = family_title(run.family) + ' ' +
 		          (run.act == "host" ? "host next hops" : mix_title(run.mix)) + ", " +
-		          (run.policy == "linux" ? std::string("linux (stock)") : run.policy) +
+		          (run.policy == "builtin" ? std::string("builtin (stock)") : run.policy) +
 		          ": " + format("%.2f", max_mean(run.forward));
 		for (auto n : run.forward)
 			p.bars.push_back(mean > 0 ? static_cast<double>(n) / mean : 0);
@@ -333,7 +333,7 @@ void write_ecmp_svg(const std::vector<EcmpRun> &runs, std::ostream &out)
 		panels.push_back(std::move(p));
 	}
 	write_bar_panels(out,
-	                 "RoCE v2 over ECMP: packets per link / mean, A to B; stock 6.12 (linux) "
+	                 "RoCE v2 over ECMP: packets per link / mean, A to B; stock 6.12 (builtin) "
 	                 "first",
 	                 "rows: rdma_cm RC, the host's next hops, the users' mix (half rdma_cm "
 	                 "RC, a quarter RC without CM, a quarter UD); shaded: up to random "

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// The ECMP demo's report (make demo): per policy, stock 6.12 (linux) first,
+// The ECMP demo's report (make demo): per policy, stock 6.12 (builtin) first,
 // how the demo's connections spread over the routers' links and the sending
 // host's next hops, and what each connection's packets carried, from one
 // capture per phase at the router judged by "roce-entropy pcap --json".
@@ -37,7 +37,7 @@ struct EcmpRun {
 	std::string act;    // "ecmp": the routers' links; "host": the sending host's next hops
 	std::string mix;    // "cm": rdma_cm RC only; "users": what users run (DemoConnection.kind)
 	std::string family; // "ipv4", "ipv6"
-	std::string policy; // linux, off, rfc, mix
+	std::string policy; // builtin, off, rfc, mix
 	bool clients_ok = false;
 	std::vector<std::uint64_t> forward;      // packets per link, A to B
 	std::vector<std::uint64_t> reverse;      // B to A (none for the host's next hops)
@@ -70,7 +70,7 @@ double max_mean(const std::vector<std::uint64_t> &load);
 // predicts, and the capture holds 99% of what the routers counted.  off:
 // each direction on one link.  rfc and mix: every connection on one port,
 // a flow label on IPv6; the balance within random ports' p95 where
-// asserted.  linux: exactly the connections stock 6.12 splits are split
+// asserted.  builtin: exactly the connections stock 6.12 splits are split
 // (and it splits some).
 EcmpVerdict judge(const EcmpRun &run);
 

@@ -52,9 +52,9 @@ void run_panel(std::ostream &out, const FailoverRun &run, int y0, double span_ms
 	std::sort(conns.begin(), conns.end(),
 	          [](const FailoverConn &a, const FailoverConn &b) { return a.sport < b.sport; });
 	out << "<g>\n<text x=\"" << x0 << "\" y=\"" << y0 - 6 << "\">"
-	    << (run.policy == "linux" ? std::string("linux (stock)") : run.policy) << ", re-path "
-	    << (run.repath ? "on" : "off") << ": " << completed << " of " << conns.size()
-	    << " completed, link " << run.link << " black-holed</text>\n";
+	    << (run.policy == "builtin" ? std::string("builtin (stock)") : run.policy)
+	    << ", re-path " << (run.repath ? "on" : "off") << ": " << completed << " of "
+	    << conns.size() << " completed, link " << run.link << " black-holed</text>\n";
 	for (const auto &p : run.phases) {
 		if (p.name == "quiet")
 			continue;

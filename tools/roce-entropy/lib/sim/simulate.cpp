@@ -14,8 +14,8 @@ namespace roce
 namespace
 {
 
-constexpr std::array<std::string_view, 6> kPolicyNames = {"off",   "rfc",        "mix",
-                                                          "linux", "rxe-legacy", "ideal"};
+constexpr std::array<std::string_view, 6> kPolicyNames = {"off",     "rfc",        "mix",
+                                                          "builtin", "rxe-legacy", "ideal"};
 constexpr std::array<std::string_view, 6> kScenarioNames = {
     "seq-ports", "random-ports", "seq-qpns", "offset-qpns", "stride8-qpns", "random-qpns"};
 constexpr std::array<std::string_view, 4> kHashNames = {"crc16", "crc32", "xor", "jhash"};
@@ -114,13 +114,13 @@ std::uint16_t policy_port(SimPolicy policy, std::uint16_t cport, std::uint32_t l
 		return kSportBase;
 	case SimPolicy::Rfc:
 	case SimPolicy::Mix:
-	case SimPolicy::Linux: {
-		// linux: rdma_cm's sport * 31 + dport, folded as rxe and mlx5
+	case SimPolicy::Builtin: {
+		// builtin: rdma_cm's sport * 31 + dport, folded as rxe and mlx5
 		// fold it; without CM there is no flow label and the QPN hash
 		// applies.
 		const Policy p = policy == SimPolicy::Rfc   ? Policy::Rfc
 		                 : policy == SimPolicy::Mix ? Policy::Mix
-		                                            : Policy::Linux;
+		                                            : Policy::Builtin;
 		return udp_sport(cm ? cm_flow_label(p, cport, kServerPort)
 		                    : qpn_flow_label(p, lqpn, rqpn));
 	}
@@ -136,8 +136,8 @@ std::uint16_t policy_port(SimPolicy policy, std::uint16_t cport, std::uint32_t l
 
 std::optional<SimPolicy> parse_sim_policy(std::string_view name)
 {
-	if (name == "linux-cma") // its name before it became the policy linux
-		return SimPolicy::Linux;
+	if (name == "linux-cma") // its name before it became the policy builtin
+		return SimPolicy::Builtin;
 	return lookup<SimPolicy>(kPolicyNames, name);
 }
 

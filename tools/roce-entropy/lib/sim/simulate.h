@@ -11,10 +11,10 @@
 namespace roce
 {
 
-// What chooses the source ports: our policies, stock 6.12 (linux: rdma_cm's
+// What chooses the source ports: our policies, stock 6.12 (builtin: rdma_cm's
 // sport * 31 + dport, the RFC QPN hash without CM), 6.12 rxe's port per QP
 // (rxe-legacy), or uniformly random ports (the ideal).
-enum class SimPolicy { Off, Rfc, Mix, Linux, RxeLegacy, Ideal };
+enum class SimPolicy { Off, Rfc, Mix, Builtin, RxeLegacy, Ideal };
 enum class Scenario { SeqPorts, RandomPorts, SeqQpns, OffsetQpns, Stride8Qpns, RandomQpns };
 enum class SwitchHash { Crc16, Crc32, Xor, Jhash };
 

@@ -53,7 +53,7 @@ std::string policy_colour(const std::string &policy)
 		return "#1f77b4";
 	if (policy == "mix")
 		return "#2ca02c";
-	if (policy == "linux")
+	if (policy == "builtin")
 		return "#ff7f0e";
 	if (policy == "rxe-legacy")
 		return "#9467bd";
