@@ -10,7 +10,8 @@
 #                         (tools/testing/runs)
 #   make modules          build/modules/*.ko (W=1, C=1 passed to Kbuild);
 #                         KDIR=/lib/modules/<release>/build: against that
-#                         installed 6.12 kernel, into build/kdir/<release>/
+#                         installed 6.12 kernel, into build/kdir/<release>/;
+#                         COMPAT=1: with compat/, into build/modules-compat
 #   make series-check     each patch on pristine 6.12: git am, W=1 + sparse,
 #                         checkpatch, get_maintainer (KTAP)
 #   make patchset         build/patchset/: the series as git format-patch
@@ -52,7 +53,7 @@ kernel: deps
 # KDIR=/lib/modules/<release>/build: against that installed 6.12 kernel
 # (no test kernel, no package installs: what DKMS runs).
 modules: $(if $(KDIR),,kernel)
-	@KDIR="$(KDIR)" W="$(W)" C="$(C)" $(TOOLS)/modules.sh
+	@KDIR="$(KDIR)" W="$(W)" C="$(C)" COMPAT="$(COMPAT)" $(TOOLS)/modules.sh
 
 # What dkms.conf runs: make modules KDIR=, then the kABI gate: the build
 # fails, and DKMS installs nothing, unless every CRC the kernel's modules

@@ -10,8 +10,8 @@
 #     resource dump, rxe hardware counter, Kconfig option, kernel
 #     capability flag and header of include/rdma; and its counts, "New exports
 #     (N)" and "New tracepoints (N", are the series';
-#   - compat/README.md, for the patches of compat/series: each export they
-#     add.
+#   - compat/README.md, for the patches of compat/series: each export and
+#     module parameter they add.
 # Then the check itself: the cover letter without the series' first export
 # must fail it.  COVER=FILE and COMPAT_README=FILE check other texts.
 . "$(dirname "$0")/common.sh"
@@ -135,12 +135,12 @@ else
 	ktap_test_fail "the cover letter counts the series' $n tracepoints"
 fi
 
-missing=$(grep '^export ' <<< "$compat_names" | unnamed "$COMPAT_README")
+missing=$(grep -E '^(export|module-parameter) ' <<< "$compat_names" | unnamed "$COMPAT_README")
 [ -z "$missing" ] || sed 's/^/# not in compat\/README.md: /' <<< "$missing"
 if [ -z "$missing" ]; then
-	ktap_test_pass "compat/README.md names every export compat/ adds ($(grep -c '^export ' <<< "$compat_names"))"
+	ktap_test_pass "compat/README.md names every export and module parameter compat/ adds"
 else
-	ktap_test_fail "compat/README.md names every export compat/ adds"
+	ktap_test_fail "compat/README.md names every export and module parameter compat/ adds"
 fi
 
 # The control: the first export gone from the cover letter, the check fails.

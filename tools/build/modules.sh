@@ -78,15 +78,19 @@ fi
 ksrc_init
 [ -f "$KBUILD/.built-ok" ] || die "no test kernel in $KBUILD: run 'make kernel' first"
 
-stage_src "$MODBUILD/src"
-sync_tree "$MODBUILD/src" "$MODBUILD/tree"
+# COMPAT=1: with compat/ after the series, the DKMS build's source, into
+# build/modules-compat (make check's compat run loads those).
+sfx=
+[ "${COMPAT:-0}" = 0 ] || sfx=-compat
+stage_src "$MODBUILD/src$sfx" ${sfx:+compat}
+sync_tree "$MODBUILD/src$sfx" "$MODBUILD/tree$sfx"
 
-say "building modules in $MODBUILD/tree/drivers/infiniband"
+say "building modules in $MODBUILD/tree$sfx/drivers/infiniband"
 start=$SECONDS
-make -s -C "$KBUILD" M="$MODBUILD/tree/drivers/infiniband" -j"$JOBS" \
-	NOSTDINC_FLAGS="-nostdinc -I$MODBUILD/tree/include" \
+make -s -C "$KBUILD" M="$MODBUILD/tree$sfx/drivers/infiniband" -j"$JOBS" \
+	NOSTDINC_FLAGS="-nostdinc -I$MODBUILD/tree$sfx/include" \
 	CONFIG_INFINIBAND_ROCE_ENTROPY_KUNIT_TEST=m ${W:+W=$W} ${C:+C=$C} \
 	modules
 
-collect_modules "$MODBUILD/tree" "$MODBUILD/modules"
-say "modules in $MODBUILD/modules ($((SECONDS - start)) s):" $MODULES
+collect_modules "$MODBUILD/tree$sfx" "$MODBUILD/modules$sfx"
+say "modules in $MODBUILD/modules$sfx ($((SECONDS - start)) s):" $MODULES

@@ -24,7 +24,8 @@
 #     Documentation/ABI: its entries parse.
 # Then the patched Kconfig takes the test kernel's configuration with the
 # series' KUnit option, and the modules of the last step are copied to
-# build/modules: `make check` tests what this built; the C++ tool's rdma
+# build/modules, those with compat/ to build/modules-compat: `make check`
+# tests what this built; the C++ tool's rdma
 # netlink values compile against the patched uAPI header; kernel-doc -Wall
 # finds nothing in the series' new files.  Last, compat/ (the
 # build for a distribution kernel, compat/README.md) on the whole series:
@@ -78,6 +79,7 @@ uapi_agrees() {
 		using namespace roce;
 		static_assert(nl::kAttrPortRoceEntropy == RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY);
 		static_assert(nl::kSysAttrRoceEntropy == RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY);
+		static_assert(nl::kSysAttrRoceRepath == RDMA_NLDEV_SYS_ATTR_ROCE_REPATH);
 		static_assert(nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_BUILTIN) == Policy::Builtin);
 		static_assert(nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_OFF) == Policy::Off);
 		static_assert(nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_RFC) == Policy::Rfc);
@@ -107,12 +109,13 @@ key=$( (cat "${patches[@]}" "${compats[@]}" "$KBUILD/.config" "$0" \
 	"$REPO/tools/build/common.sh" "$REPO/tools/roce-entropy/lib/nl/rdma_nl.h"
 	echo "$tools_key") | sha256sum | cut -c1-16)
 if [ "$(cat "$SC/passed" 2>/dev/null)" = "$key" ] && [ -f "$SC/ktap" ] &&
-	[ -f "$SC/modules/ib_core.ko" ]; then
+	[ -f "$SC/modules/ib_core.ko" ] && [ -f "$SC/modules-compat/ib_core.ko" ]; then
 	say "series check: inputs unchanged since the run of $(date -r "$SC/passed" '+%F %T'): its results" >&2
 	cat "$SC/ktap"
 	echo "# series check: results of $(date -r "$SC/passed" '+%F %T'), inputs unchanged (key $key)"
-	rm -rf "$MODBUILD/modules"
+	rm -rf "$MODBUILD/modules" "$MODBUILD/modules-compat"
 	cp -a "$SC/modules" "$MODBUILD/modules"
+	cp -a "$SC/modules-compat" "$MODBUILD/modules-compat"
 	exit 0
 fi
 rm -f "$SC/passed"
@@ -414,6 +417,7 @@ if [ $failed = 0 ]; then
 		say "series check: compat: W=1 build, sparse on the files it recompiles (log $log)" >&2
 		build_checks "$log" && rc=0 || rc=1
 		ktap_rc $rc "compat: W=1 build, sparse, no new warnings in the series' files, no undefined symbol${bad:+:$bad}"
+		[ $rc != 0 ] || collect_modules "$WT" "$SC/modules-compat"
 	else
 		grep -E '^(error|fatal):' "$log" | sed 's/^/# /' || true
 		ktap_test_fail "compat: ${c#"$REPO"/} does not apply on the series and the compat patches before it"
@@ -432,8 +436,9 @@ ktap_print_totals
 [ "${PIPESTATUS[0]}" = 0 ] || exit 1
 grep -q '^not ok' "$SC/ktap.tmp" && exit 1
 
-rm -rf "$MODBUILD/modules"
+rm -rf "$MODBUILD/modules" "$MODBUILD/modules-compat"
 cp -a "$SC/modules" "$MODBUILD/modules"
+cp -a "$SC/modules-compat" "$MODBUILD/modules-compat"
 mv "$SC/ktap.tmp" "$SC/ktap"
 echo "$key" > "$SC/passed"
 say "series check: passed; the modules are in $MODBUILD/modules" >&2

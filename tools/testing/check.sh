@@ -288,6 +288,7 @@ vm_run() {
 	fi
 	case $stack in
 	stock) env+=(STOCK=1) ;;
+	compat) env+=(VM_MODULES="$MODBUILD/modules-compat") ;;
 	dist|dist-removed) env+=(VM_KERNEL="$dist" VM_ROOT="$BUILD/fleet/a/root") ;;
 	esac
 	rm -rf "$out"
@@ -444,7 +445,7 @@ vm_lane() {
 		vm_run "$name" "$stack" "$timeout" $rest &
 		# the next row waits for this one to hold its slot
 		until [ -f "$LOGS/vm-$name.log" ]; do sleep 0.2; done
-	done < <(runs_of ours stock)
+	done < <(runs_of ours compat stock)
 	wait
 }
 
@@ -496,7 +497,7 @@ if [ "$DEBUG" = 0 ]; then
 fi
 while read -r name _; do
 	vm_count "$name"
-done < <(runs_of ours stock)
+done < <(runs_of ours compat stock)
 if [ -n "$dist" ]; then
 	say "results of the packages on a Debian 12 root, Linux $dist"
 	count_task deb "make deb: dpkg-buildpackage, lintian without errors or warnings"

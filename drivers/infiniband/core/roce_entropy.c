@@ -27,7 +27,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
-#include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -193,10 +192,9 @@ const char *rdma_repath_name(enum rdma_repath repath)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdma_repath_name);
 
+/* What devices start with: set over rdma netlink, nothing else. */
 static unsigned int roce_entropy = RDMA_ENTROPY_BUILTIN;
 static unsigned int roce_repath = RDMA_REPATH_OFF;
-/* Set once ib_core is up: from then on a bad module parameter is refused. */
-static bool rdma_entropy_live;
 
 static DEFINE_XARRAY(rdma_entropy_devs);
 
@@ -344,7 +342,7 @@ int rdma_entropy_set_port(struct ib_device *dev, u32 port,
 /**
  * rdma_entropy_default - the policy devices start with when they register
  *
- * Return: the module parameter roce_entropy's policy.
+ * Return: the policy rdma_entropy_set_default() set, builtin until then.
  */
 enum rdma_entropy_policy rdma_entropy_default(void)
 {
@@ -355,11 +353,32 @@ enum rdma_entropy_policy rdma_entropy_default(void)
  * rdma_entropy_set_default - set the policy of devices registered from now on
  * @policy: the policy, one of enum rdma_entropy_policy
  *
- * The module parameter roce_entropy is the same setting.
+ * Devices registered already keep their ports' policies.
  */
 void rdma_entropy_set_default(enum rdma_entropy_policy policy)
 {
 	WRITE_ONCE(roce_entropy, policy);
+}
+
+/**
+ * rdma_repath_default - the re-path setting devices start with
+ *
+ * Return: the setting rdma_repath_set_default() set, off until then.
+ */
+enum rdma_repath rdma_repath_default(void)
+{
+	return READ_ONCE(roce_repath);
+}
+
+/**
+ * rdma_repath_set_default - set the re-path of devices registered from now on
+ * @repath: the setting, one of enum rdma_repath
+ *
+ * Devices registered already keep their ports' settings.
+ */
+void rdma_repath_set_default(enum rdma_repath repath)
+{
+	WRITE_ONCE(roce_repath, repath);
 }
 
 /**
@@ -447,75 +466,6 @@ struct ib_ah *rdma_entropy_create_reply_ah(struct ib_pd *pd,
 	return ah;
 }
 EXPORT_SYMBOL(rdma_entropy_create_reply_ah);
-
-/*
- * The module parameters: the policy and the re-path setting that devices
- * registered from then on start with.  One set of parameter ops serves
- * both, each parameter's names in its arg.
- */
-struct rdma_entropy_param {
-	unsigned int *val;
-	const char * const *names;
-	size_t nr;
-	const char *what;	/* for the warning: "policy (builtin, ...)" */
-};
-
-/*
- * A bad value in modprobe.d or on the kernel command line must not keep
- * ib_core from loading: it is reported and the default stays.  Once ib_core
- * is up, a bad value written to the parameter is refused.
- */
-static int roce_entropy_param_set(const char *val,
-				  const struct kernel_param *kp)
-{
-	const struct rdma_entropy_param *p = kp->arg;
-	int v = __sysfs_match_string(p->names, p->nr, val);
-
-	if (v < 0) {
-		if (READ_ONCE(rdma_entropy_live))
-			return v;
-		pr_warn("%s=%s is not a %s: using %s\n", kp->name, val,
-			p->what, p->names[READ_ONCE(*p->val)]);
-		return 0;
-	}
-
-	WRITE_ONCE(*p->val, v);
-	return 0;
-}
-
-static int roce_entropy_param_get(char *buf, const struct kernel_param *kp)
-{
-	const struct rdma_entropy_param *p = kp->arg;
-
-	return sysfs_emit(buf, "%s\n", p->names[READ_ONCE(*p->val)]);
-}
-
-static const struct kernel_param_ops roce_entropy_param_ops = {
-	.set = roce_entropy_param_set,
-	.get = roce_entropy_param_get,
-};
-
-static struct rdma_entropy_param roce_entropy_param = {
-	.val = &roce_entropy,
-	.names = rdma_entropy_names,
-	.nr = RDMA_ENTROPY_NR,
-	.what = "policy (builtin, off, rfc, mix)",
-};
-module_param_cb(roce_entropy, &roce_entropy_param_ops, &roce_entropy_param,
-		0644);
-MODULE_PARM_DESC(roce_entropy,
-		 "RoCE v2 entropy policy of devices registered from now on: builtin (default), off, rfc or mix");
-
-static struct rdma_entropy_param roce_repath_param = {
-	.val = &roce_repath,
-	.names = rdma_repath_names,
-	.nr = RDMA_REPATH_NR,
-	.what = "setting (off, on)",
-};
-module_param_cb(roce_repath, &roce_entropy_param_ops, &roce_repath_param,
-		0644);
-MODULE_PARM_DESC(roce_repath,
-		 "RoCE v2 re-path of RC QPs on devices registered from now on: off (default) or on");
 
 /* A value written to a port's knob: "rfc\0junk" is not "rfc". */
 static int roce_entropy_store_parse(int (*parse)(const char *buf),
@@ -636,13 +586,7 @@ const struct attribute_group ib_port_roce_entropy_group = {
  */
 int rdma_entropy_init(void)
 {
-	int ret;
-
-	ret = ib_register_client(&rdma_entropy_client);
-	if (!ret)
-		WRITE_ONCE(rdma_entropy_live, true);
-
-	return ret;
+	return ib_register_client(&rdma_entropy_client);
 }
 
 void rdma_entropy_cleanup(void)

@@ -18,7 +18,8 @@ _roce_entropy_tools_opts()
 	roce-entropy:audit) echo "--qp --cm-id --rdma --port-flow-label --base-sport --json" ;;
 	roce-entropy:ecmp-report) echo "--svg --failover-svg --stalls --output --json" ;;
 	roce-entropy:status) echo "--root --json" ;;
-	roce-entropy:policy | roce-entropy:policy-show | roce-entropy:policy-default) echo "--json" ;;
+	roce-entropy:policy | roce-entropy:policy-show | roce-entropy:policy-default | \
+		roce-entropy:policy-repath) echo "--json" ;;
 	roce-entropy:policy-set) echo "--json" ;;
 	roce-ping:server)
 		echo "--bind --port --connections --size --close-at-once --messages" \
@@ -37,8 +38,9 @@ _roce_entropy_tools_opts()
 	esac
 }
 
-# _roce_entropy_tools_policy CUR: after "roce-entropy policy": show, set or
-# default, then DEV/PORT (show, set) and a policy (set, default).
+# _roce_entropy_tools_policy CUR: after "roce-entropy policy": show, set,
+# default or repath, then DEV/PORT (show, set), a policy (set, default) or
+# a re-path setting (repath).
 _roce_entropy_tools_policy()
 {
 	local i action='' args=0 words
@@ -46,18 +48,19 @@ _roce_entropy_tools_policy()
 	for ((i = 2; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		-*) ;;
-		show | set | default) [ -z "$action" ] && action=${COMP_WORDS[i]} || args=$((args + 1)) ;;
+		show | set | default | repath) [ -z "$action" ] && action=${COMP_WORDS[i]} || args=$((args + 1)) ;;
 		*) args=$((args + 1)) ;;
 		esac
 	done
 	words="$(_roce_entropy_tools_opts roce-entropy "policy${action:+-$action}") -h --help --version"
 	if [[ $1 != -* ]]; then
 		case $action:$args in
-		:0) words="show set default $words" ;;
+		:0) words="show set default repath $words" ;;
 		show:0 | set:0)
 			words="$words $(cd /sys/class/infiniband 2>/dev/null &&
 				for p in */ports/*; do echo "${p%%/*}/${p##*/}"; done)" ;;
 		set:1 | default:0) words="off rfc mix builtin" ;;
+		repath:0) words="off on" ;;
 		esac
 	fi
 	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$1")

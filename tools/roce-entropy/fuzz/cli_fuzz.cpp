@@ -14,8 +14,9 @@
 //   - it refuses --svg and --output, the options that write files;
 //   - `status` only reads: the host's /proc, /sys, /lib/modules and
 //     /var/lib, or with --root the empty directory, or nothing;
-//   - `policy` is refused unless it only reads (`show`): `set` and
-//     `default POLICY` would change the host's RDMA settings over netlink;
+//   - `policy` is refused unless it only reads (`show`): `set`,
+//     `default POLICY` and `repath SETTING` would change the host's RDMA
+//     settings over netlink;
 //   - with `simulate`, it refuses --grid and every number between 65 and
 //     0xFFFFFF (above that, every option refuses it too), so that a run
 //     has at most 64 connections or 64 trials besides the defaults.
@@ -115,7 +116,7 @@ bool sets_policy(const std::vector<std::string> &args)
 			policy = a == "policy";
 			continue;
 		}
-		if (a == "set" || a == "default")
+		if (a == "set" || a == "default" || a == "repath")
 			return true;
 	}
 	return false;

@@ -137,7 +137,7 @@ CLI::App *add_status(CLI::App &app, StatusArgs &a)
 	return cmd;
 }
 
-// policy show|set|default: each its own subcommand, ACTION the one parsed
+// policy show|set|default|repath: each its own subcommand, ACTION the one parsed
 // (show without one).
 CLI::App *add_policy(CLI::App &app, PolicyArgs &a)
 {
@@ -157,6 +157,10 @@ CLI::App *add_policy(CLI::App &app, PolicyArgs &a)
 	    "default", "show or set the policy devices start with when they register");
 	def->add_option("policy", a.policy, "off, rfc, mix or builtin (none: show it)");
 	def->add_flag("--json", a.json, "print JSON");
+	auto *repath = cmd->add_subcommand(
+	    "repath", "show or set the re-path setting devices start with when they register");
+	repath->add_option("setting", a.policy, "off or on (none: show it)");
+	repath->add_flag("--json", a.json, "print JSON");
 	cmd->add_flag("--json", a.json, "print JSON");
 	cmd->parse_complete_callback([cmd, &a] {
 		a.action = "show";

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // policy: show and set the RoCE v2 entropy policies over rdma netlink, a
-// port's and the one devices start with when they register; what the
-// ports' roce_entropy files and ib_core's roce_entropy parameter hold.
+// port's and the one devices start with when they register, and the
+// re-path setting they start with; a port's policy is also its
+// roce_entropy file (and the defaults, in the DKMS build, ib_core's
+// roce_entropy and roce_repath parameters).
 #include <charconv>
 
 #include "args/args.h"
@@ -72,6 +74,31 @@ std::string default_text(std::optional<std::uint8_t> v)
 	return j.is_string() ? j.get<std::string>() : "unknown (" + j.dump() + ")";
 }
 
+// RDMA_NLDEV_SYS_ATTR_ROCE_REPATH: 0 off, 1 on.
+json repath_json(std::optional<std::uint8_t> v)
+{
+	if (!v)
+		return nullptr;
+	if (*v <= 1)
+		return *v ? "on" : "off";
+	return *v;
+}
+
+std::string repath_text(std::optional<std::uint8_t> v)
+{
+	const json j = repath_json(v);
+	if (j.is_null())
+		return "- (this kernel has no re-path setting over rdma netlink)";
+	return j.is_string() ? j.get<std::string>() : "unknown (" + j.dump() + ")";
+}
+
+bool repath_arg(const std::string &text)
+{
+	if (text == "on" || text == "off")
+		return text == "on";
+	throw UsageError("unknown re-path setting '" + text + "' (off or on)");
+}
+
 // The kernel must have the series' attributes: a stock kernel refuses
 // them as unknown, which would read as a bad value.
 void need_series(nl::Socket &sock)
@@ -89,6 +116,7 @@ int show(const PolicyArgs &args, std::ostream &out)
 		t = target_arg(args.target, false);
 	nl::Socket sock;
 	const auto def = sock.sys_default();
+	const auto repath = sock.sys_repath();
 	std::vector<Record> rows;
 	bool found = false;
 	for (const auto &p : sock.ports()) {
@@ -107,6 +135,8 @@ int show(const PolicyArgs &args, std::ostream &out)
 	Record rec;
 	rec.add("default", default_json(def),
 	        format("%-12s", "default") + default_text(def) + "\n");
+	rec.add("repath_default", repath_json(repath),
+	        format("%-12s", "re-path") + repath_text(repath) + "\n");
 	rec.add("ports", rows);
 	print(rec, args.json, out);
 	return kExitOk;
@@ -155,6 +185,27 @@ int set_default(const PolicyArgs &args, std::ostream &out)
 	return kExitOk;
 }
 
+int set_repath(const PolicyArgs &args, std::ostream &out)
+{
+	std::optional<bool> on;
+	if (!args.policy.empty())
+		on = repath_arg(args.policy);
+	nl::Socket sock;
+	if (!on) {
+		const auto v = sock.sys_repath();
+		if (args.json)
+			out << json{{"repath", repath_json(v)}}.dump() << '\n';
+		else
+			out << repath_text(v) << '\n';
+		return kExitOk;
+	}
+	need_series(sock);
+	sock.set_sys_repath(*on);
+	if (args.json)
+		out << json{{"repath", *on ? "on" : "off"}}.dump() << '\n';
+	return kExitOk;
+}
+
 } // namespace
 
 int policy_cmd(const PolicyArgs &args, std::ostream &out)
@@ -163,6 +214,8 @@ int policy_cmd(const PolicyArgs &args, std::ostream &out)
 		return set(args, out);
 	if (args.action == "default")
 		return set_default(args, out);
+	if (args.action == "repath")
+		return set_repath(args, out);
 	return show(args, out);
 }
 

@@ -70,6 +70,7 @@ const std::vector<Command> kCommands = {{"roce-entropy", ""},
                                         {"roce-entropy", "policy show"},
                                         {"roce-entropy", "policy set"},
                                         {"roce-entropy", "policy default"},
+                                        {"roce-entropy", "policy repath"},
                                         {"roce-ping", ""},
                                         {"roce-ping", "server"},
                                         {"roce-ping", "client"},
@@ -185,8 +186,10 @@ TEST(Programs, SubcommandsAndValuesComplete)
 	EXPECT_EQ(completions({"roce-entropy", ""}, "p"),
 	          (std::set<std::string>{"pcap", "policy"}));
 	EXPECT_EQ(completions({"roce-entropy", "policy"}, ""),
-	          (std::set<std::string>{"show", "set", "default", "--json", "-h", "--help",
-	                                 "--version"}));
+	          (std::set<std::string>{"show", "set", "default", "repath", "--json", "-h",
+	                                 "--help", "--version"}));
+	EXPECT_EQ(completions({"roce-entropy", "policy repath"}, "o"),
+	          (std::set<std::string>{"off", "on"}));
 	EXPECT_EQ(completions({"roce-entropy", "policy set rxe0/1"}, "r"),
 	          std::set<std::string>{"rfc"});
 	EXPECT_EQ(completions({"roce-entropy", "policy default"}, "m"),

@@ -69,7 +69,7 @@ struct Buf {
 
 TEST(RdmaNl, PolicyValuesAreTheUapiEnum)
 {
-	// enum rdma_nl_roce_entropy: LINUX, OFF, RFC, MIX.
+	// enum rdma_nl_roce_entropy: BUILTIN, OFF, RFC, MIX.
 	const std::pair<std::uint8_t, Policy> want[] = {
 	    {0, Policy::Builtin}, {1, Policy::Off}, {2, Policy::Rfc}, {3, Policy::Mix}};
 	for (const auto &[v, p] : want) {
@@ -103,6 +103,16 @@ TEST(RdmaNl, SysRequests)
 	auto a = attrs(nlh);
 	ASSERT_EQ(a.size(), 1u);
 	EXPECT_EQ(a.at(105), std::vector<std::uint8_t>{3});
+
+	for (const bool on : {false, true}) {
+		nlh = nl::sys_repath_request(b.mem, 11, on);
+		EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdSysSet));
+		EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
+		a = attrs(nlh);
+		ASSERT_EQ(a.size(), 1u);
+		EXPECT_EQ(a.at(106),
+		          std::vector<std::uint8_t>{on ? std::uint8_t{1} : std::uint8_t{0}});
+	}
 
 	nlh = nl::sys_get_request(b.mem, 10);
 	EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdSysGet));
@@ -182,7 +192,12 @@ TEST(RdmaNl, ParseDevAndSysDefault)
 	nlh = b.reply(kCmdSysGet);
 	mnl_attr_put_u8(nlh, 103, 1);             // MONITOR_MODE, ignored
 	EXPECT_FALSE(nl::parse_sys_default(nlh)); // a kernel without the series
+	EXPECT_FALSE(nl::parse_sys_repath(nlh));
 	mnl_attr_put_u8(nlh, 105, 0);
+	EXPECT_EQ(nl::parse_sys_default(nlh), 0);
+	EXPECT_FALSE(nl::parse_sys_repath(nlh));
+	mnl_attr_put_u8(nlh, 106, 1);
+	EXPECT_EQ(nl::parse_sys_repath(nlh), 1);
 	EXPECT_EQ(nl::parse_sys_default(nlh), 0);
 }
 
@@ -238,6 +253,8 @@ TEST(PolicyCli, RefusesBadArguments)
 	    {{"policy", "set", "rxe0/1"}, "policy is required"},
 	    {{"policy", "show", "rxe0/65536"}, "port 65536 is out of range (max 65535)"},
 	    {{"policy", "default", "random"}, "unknown policy 'random'"},
+	    {{"policy", "repath", "yes"}, "unknown re-path setting 'yes' (off or on)"},
+	    {{"policy", "repath", "On"}, "unknown re-path setting 'On'"},
 	};
 	for (const auto &[args, want] : cases) {
 		const auto r = run_roce_entropy(args);

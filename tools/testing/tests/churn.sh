@@ -24,7 +24,10 @@
 
 ROUNDS=${RTE_CHURN_ROUNDS:-8}
 CHURN=$rte_out/churn
-PARAM=/sys/module/ib_core/parameters/roce_entropy
+# what devices start with, over rdma netlink (the upstream series has no
+# module parameter)
+DEFAULT=$("$TOOL" policy default --json | jq -r .default)
+REPATH_DEFAULT=$("$TOOL" policy repath --json | jq -r .repath)
 mkdir -p "$CHURN"
 rm -f "$CHURN"/*
 
@@ -64,10 +67,10 @@ dumper() {
 	echo $n > "$CHURN/dumps"
 }
 
-# fresh: rxea, just made, has the module parameter's policy and re-path off.
+# fresh: rxea, just made, has the default policy and re-path setting.
 fresh() {
-	[ "$(cat /sys/class/infiniband/rxea/ports/1/roce_entropy)" = "$(cat $PARAM)" ] &&
-		[ "$(cat /sys/class/infiniband/rxea/ports/1/roce_repath)" = off ]
+	[ "$(cat /sys/class/infiniband/rxea/ports/1/roce_entropy)" = "$DEFAULT" ] &&
+		[ "$(cat /sys/class/infiniband/rxea/ports/1/roce_repath)" = "$REPATH_DEFAULT" ]
 }
 
 # progress: each loop counted at least one round per device churned.

@@ -1,7 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The roce_entropy sysfs knob and the ib_core.roce_entropy parameter:
-# good values read back, bad ones are refused and change nothing.
+# The roce_entropy and roce_repath sysfs knobs, and where the build has
+# them (compat/, the DKMS build's source) ib_core's roce_entropy and
+# roce_repath parameters: good values read back, bad ones are refused and
+# change nothing.  The upstream series has no module parameters and
+# refuses "linux"; compat/ takes it as builtin.
 #
 # What counts as bad follows sysfs_match_string(): the whole write must be
 # "builtin", "off", "rfc" or "mix", with at most one trailing newline ("rfc\n" is
@@ -19,6 +22,8 @@ PARAM=/sys/module/ib_core/parameters/roce_entropy
 REPATH_A=/sys/class/infiniband/rxea/ports/1/roce_repath
 REPATH_B=/sys/class/infiniband/rxeb/ports/1/roce_repath
 REPATH_PARAM=/sys/module/ib_core/parameters/roce_repath
+PARAMS=()
+[ ! -e $PARAM ] || PARAMS=($PARAM $REPATH_PARAM)
 
 reads() { [ "$(cat "$1")" = "$2" ]; }
 
@@ -59,7 +64,7 @@ sysfs_write() {
 
 # snapshot: every policy and re-path value the knob tests can touch.
 snapshot() {
-	cat $KNOB_A $KNOB_B $PARAM $REPATH_A $REPATH_B $REPATH_PARAM | paste -sd' '
+	cat $KNOB_A $KNOB_B $REPATH_A $REPATH_B "${PARAMS[@]}" | paste -sd' '
 }
 
 # write_ok FILE VALUE EXPECT: the write succeeds and reads back EXPECT.
@@ -152,7 +157,12 @@ longer=$(head -c 8192 /dev/zero | tr '\0' x)
 
 check "default policy is builtin (6.12's) on rxea" reads $KNOB_A builtin
 check "default policy is builtin (6.12's) on rxeb" reads $KNOB_B builtin
-check "module parameter default is builtin" reads $PARAM builtin
+if [ ${#PARAMS[@]} = 0 ]; then
+	check "ib_core has no roce_entropy or roce_repath parameter (upstream)" \
+		test ! -e $PARAM -a ! -e $REPATH_PARAM
+else
+	check "module parameter default is builtin" reads $PARAM builtin
+fi
 check "knob is root-writable only (0644 root)" \
 	[ "$(stat -c '%a %U' $KNOB_A)" = "644 root" ]
 check "write mix" write_ok $KNOB_A mix mix
@@ -173,7 +183,12 @@ check "CR LF refused" write_refused $KNOB_A 'rfc\r\n'
 check "two newlines refused" write_refused $KNOB_A 'rfc\n\n'
 check "upper case refused" write_refused $KNOB_A RFC
 check "a capitalised name refused" write_refused $KNOB_A Builtin
-check "linux, the DKMS package's old name (compat/ only), refused" write_refused $KNOB_A linux
+if [ ${#PARAMS[@]} = 0 ]; then
+	check "linux, the DKMS package's old name, refused (upstream)" write_refused $KNOB_A linux
+else
+	check "linux, the DKMS package's old name, taken as builtin (compat/0003)" \
+		eval 'write_ok $KNOB_A linux builtin && write_ok $KNOB_A mix mix'
+fi
 check "4 KiB string refused" write_refused $KNOB_A "$long"
 check "4 KiB string that starts with a name refused" write_refused $KNOB_A "$long_valid"
 check "8 KiB string refused" write_refused $KNOB_A "$longer"
@@ -182,7 +197,8 @@ check "NUL after the name refused" write_refused $KNOB_A 'rfc\x00x'
 check "bytes above 0x7f refused" write_refused $KNOB_A '\xe2\x80\x8brfc'
 check "non-root write refused" as_nobody_refused $KNOB_A
 check "non-root write to the other port refused" as_nobody_refused $KNOB_B
-check "non-root write to the module parameter refused" as_nobody_refused $PARAM
+[ ${#PARAMS[@]} = 0 ] ||
+	check "non-root write to the module parameter refused" as_nobody_refused $PARAM
 check "value unchanged after refusals" reads $KNOB_A mix
 check "rxea and rxeb have port 1 only" eval 'ports_are rxea 1 && ports_are rxeb 1'
 check "missing port has no knob" [ ! -e /sys/class/infiniband/rxea/ports/2/roce_entropy ]
@@ -192,14 +208,17 @@ check "write to a missing port 0 fails" write_refused \
 	/sys/class/infiniband/rxea/ports/0/roce_entropy rfc ENOENT
 check "write without a port number fails and creates nothing" no_port_write rxea
 check "value unchanged after writes to missing ports" reads $KNOB_A mix
-check "module parameter refuses bogus" write_refused $PARAM bogus
-check "module parameter accepts mix" write_ok $PARAM mix mix
+if [ ${#PARAMS[@]} != 0 ]; then
+	check "module parameter refuses bogus" write_refused $PARAM bogus
+	check "module parameter accepts mix" write_ok $PARAM mix mix
+	step write_ok $PARAM builtin builtin
+fi
 step write_ok $KNOB_A builtin builtin
-step write_ok $PARAM builtin builtin
 
 # roce_repath, beside roce_entropy: off or on, the same rules.
-check "re-path is off by default on rxea and rxeb, and in the parameter" \
-	eval "reads $REPATH_A off && reads $REPATH_B off && reads $REPATH_PARAM off"
+check "re-path is off by default on rxea and rxeb (and in the parameter)" \
+	eval 'reads $REPATH_A off && reads $REPATH_B off &&
+		{ [ ${#PARAMS[@]} = 0 ] || reads $REPATH_PARAM off; }'
 check "re-path knob is root-writable only (0644 root)" \
 	[ "$(stat -c '%a %U' $REPATH_A)" = "644 root" ]
 check "re-path: write on" write_ok $REPATH_A on on
@@ -212,15 +231,18 @@ for bad in bogus '\n' On ON 1 yes true o onx 'on ' ' on' 'on\n\n' 'on\r\n' rfc \
 done
 check "re-path: empty write returns 0 and changes nothing" write_empty $REPATH_A
 check "re-path: non-root write refused" as_nobody_refused $REPATH_A
-check "re-path: non-root write to the parameter refused" as_nobody_refused $REPATH_PARAM
+[ ${#PARAMS[@]} = 0 ] ||
+	check "re-path: non-root write to the parameter refused" as_nobody_refused $REPATH_PARAM
 check "re-path: value unchanged after refusals" reads $REPATH_A on
 check "re-path: a policy write leaves it alone" \
 	eval "write_ok $KNOB_A rfc rfc && reads $REPATH_A on && write_ok $KNOB_A builtin builtin"
 check "re-path: missing port has no knob" [ ! -e /sys/class/infiniband/rxea/ports/2/roce_repath ]
 check "re-path: write to a missing port fails" write_refused \
 	/sys/class/infiniband/rxea/ports/2/roce_repath on ENOENT
-check "re-path parameter refuses bogus" write_refused $REPATH_PARAM bogus
-check "re-path parameter accepts on" write_ok $REPATH_PARAM on on
+if [ ${#PARAMS[@]} != 0 ]; then
+	check "re-path parameter refuses bogus" write_refused $REPATH_PARAM bogus
+	check "re-path parameter accepts on" write_ok $REPATH_PARAM on on
+	step write_ok $REPATH_PARAM off off
+fi
 step write_ok $REPATH_A off off
-step write_ok $REPATH_PARAM off off
 done_testing

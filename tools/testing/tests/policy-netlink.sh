@@ -1,21 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The RoCE v2 entropy policies over rdma netlink (patch 0008), through
-# "roce-entropy policy": a port's policy and the default that devices start
-# with, set and shown over netlink, agree with the roce_entropy knob and
-# the ib_core parameter both ways; what the kernel must refuse it refuses
-# with its message, and nothing changes.  The last refusal is a request
-# the tool cannot make, a value outside the enum, sent by hand.
+# The RoCE v2 entropy settings over rdma netlink (patch 0008), through
+# "roce-entropy policy": a port's policy and the policy and re-path setting
+# that devices start with, set and shown over netlink, agree with the
+# roce_entropy and roce_repath knobs, and where the build has them
+# (compat/, the DKMS build) with ib_core's parameters, both ways; what the
+# kernel must refuse it refuses with its message, and nothing changes.
+# Some refusals are requests the tool cannot make, values outside the
+# range, sent by hand.
 . "$rte_repo/tools/testing/lib.sh"
 
 KNOB_A=/sys/class/infiniband/rxea/ports/1/roce_entropy
 KNOB_B=/sys/class/infiniband/rxeb/ports/1/roce_entropy
+REPATH_A=/sys/class/infiniband/rxea/ports/1/roce_repath
+REPATH_B=/sys/class/infiniband/rxeb/ports/1/roce_repath
 PARAM=/sys/module/ib_core/parameters/roce_entropy
+RPARAM=/sys/module/ib_core/parameters/roce_repath
 
 reads() { [ "$(cat "$1")" = "$2" ]; }
 
+# snapshot: the two ports' policies and re-path settings, and the two
+# defaults over netlink.
 snapshot() {
-	cat $KNOB_A $KNOB_B $PARAM | paste -sd' '
+	echo "$(cat $KNOB_A $KNOB_B $REPATH_A $REPATH_B | paste -sd' ') $(nl_default) $(nl_repath)"
+}
+
+# params: the build has ib_core's parameters (compat/).
+params() {
+	[ -e $PARAM ]
 }
 
 # nl_policy DEV/PORT: the port's policy as "roce-entropy policy show" gets
@@ -27,6 +39,11 @@ nl_policy() {
 # nl_default: the default policy over netlink.
 nl_default() {
 	"$TOOL" policy default --json | jq -r .default
+}
+
+# nl_repath: the default re-path setting over netlink.
+nl_repath() {
+	"$TOOL" policy repath --json | jq -r .repath
 }
 
 # set_reads_back POLICY: set rxea/1 over netlink; the knob and netlink read
@@ -103,26 +120,34 @@ raw_refused() {
 	[ "$err" = 22 ] && [ "$(snapshot)" = "$old" ]
 }
 
-# raw_sys_refused VALUE: RDMA_NLDEV_CMD_SYS_SET (7) of the default
-# attribute (105) holding VALUE: EINVAL (22), and nothing changes.
+# raw_sys_refused ATTR VALUE: RDMA_NLDEV_CMD_SYS_SET (7) of a default's
+# attribute (105 the policy, 106 re-path) holding VALUE: EINVAL (22), and
+# nothing changes.
 raw_sys_refused() {
 	local old err
 
 	old=$(snapshot)
-	err=$(raw_nldev 7 "105:B:$1") || return 1
+	err=$(raw_nldev 7 "$1:B:$2") || return 1
 	echo "  errno $err"
 	[ "$err" = 22 ] && [ "$(snapshot)" = "$old" ]
 }
 
 # as found: restored at the end (the dist run's ports start at the opt-in
 # line's policy)
-read -r A0 B0 P0 <<< "$(snapshot)"
+FOUND=$(snapshot)
+read -r A0 B0 RA0 RB0 P0 R0 <<< "$FOUND"
 
 check "netlink shows each port's policy as its knob does" \
 	eval '[ "$(nl_policy rxea/1)" = "$(cat $KNOB_A)" ] &&
 		[ "$(nl_policy rxeb/1)" = "$(cat $KNOB_B)" ]'
-check "netlink shows the default as the ib_core parameter does" \
-	eval '[ "$(nl_default)" = "$(cat $PARAM)" ]'
+if params; then
+	check "netlink shows the defaults as ib_core's parameters do" \
+		eval '[ "$(nl_default)" = "$(cat $PARAM)" ] && [ "$(nl_repath)" = "$(cat $RPARAM)" ]'
+else
+	check "no ib_core parameter (upstream): netlink shows the defaults, $P0 and re-path $R0" \
+		eval '[ ! -e $RPARAM ] && [[ $P0 =~ ^(builtin|off|rfc|mix)$ ]] &&
+			[[ $R0 =~ ^(off|on)$ ]]'
+fi
 for p in rfc mix off builtin; do
 	check "set rxea/1 to $p over netlink: the knob reads $p, rxeb unchanged" \
 		set_reads_back $p
@@ -148,8 +173,9 @@ check "the same message with a valid value is taken" \
 step "$TOOL" policy set rxea/1 builtin
 
 # The default: what devices registered from then on start with.
-check "set the default to mix over netlink: the ib_core parameter reads mix" \
-	eval 'step "$TOOL" policy default mix && reads $PARAM mix && [ "$(nl_default)" = mix ]'
+check "set the default to mix over netlink: netlink reads mix (and the parameter)" \
+	eval 'step "$TOOL" policy default mix && [ "$(nl_default)" = mix ] &&
+		{ ! params || reads $PARAM mix; }'
 check "registered devices keep their policies" \
 	eval 'reads $KNOB_A builtin && reads $KNOB_B builtin'
 check "a device registered now starts with mix (knob and netlink)" \
@@ -157,10 +183,31 @@ check "a device registered now starts with mix (knob and netlink)" \
 		reads $KNOB_B mix && [ "$(nl_policy rxeb/1)" = mix ]'
 check "a default outside the policies is refused by the tool" \
 	refused "unknown policy 'bogus'" "$TOOL" policy default bogus
-check "a default outside the enum, sent by hand, is refused (EINVAL)" raw_sys_refused 4
-check "the parameter's writes show over netlink" \
-	eval 'echo rfc > $PARAM && [ "$(nl_default)" = rfc ]'
-check "put back over netlink as found: $A0 $B0, default $P0" \
-	eval 'step "$TOOL" policy default "$P0" && step "$TOOL" policy set rxea/1 "$A0" &&
-		step "$TOOL" policy set rxeb/1 "$B0" && [ "$(snapshot)" = "$A0 $B0 $P0" ]'
+check "a default outside the enum, sent by hand, is refused (EINVAL)" raw_sys_refused 105 4
+! params ||
+	check "the parameter's writes show over netlink" \
+		eval 'echo rfc > $PARAM && [ "$(nl_default)" = rfc ]'
+
+# The re-path setting devices start with.
+step sh -c "echo off > $REPATH_A; echo off > $REPATH_B"
+check "set the re-path default on over netlink: netlink reads on (and the parameter)" \
+	eval 'step "$TOOL" policy repath on && [ "$(nl_repath)" = on ] &&
+		{ ! params || reads $RPARAM on; }'
+check "registered devices keep re-path off" eval 'reads $REPATH_A off && reads $REPATH_B off'
+check "a device registered now starts with re-path on; the other keeps off" \
+	eval 'vm_readd_rxe rxeb b0 && wait_for 10 rxe_has_gid rxeb "$B6" &&
+		reads $REPATH_B on && reads $REPATH_A off'
+check "a re-path setting other than off or on is refused by the tool" \
+	refused "unknown re-path setting 'yes'" "$TOOL" policy repath yes
+check "2, sent by hand, is refused (EINVAL)" raw_sys_refused 106 2
+check "off, sent by hand, is taken" \
+	eval '[ "$(raw_nldev 7 106:B:0)" = 0 ] && [ "$(nl_repath)" = off ]'
+! params ||
+	check "the re-path parameter's writes show over netlink" \
+		eval 'echo on > $RPARAM && [ "$(nl_repath)" = on ]'
+
+check "put back as found: $FOUND" \
+	eval 'step "$TOOL" policy default "$P0" && step "$TOOL" policy repath "$R0" &&
+		step "$TOOL" policy set rxea/1 "$A0" && step "$TOOL" policy set rxeb/1 "$B0" &&
+		echo "$RA0" > $REPATH_A && echo "$RB0" > $REPATH_B && [ "$(snapshot)" = "$FOUND" ]'
 done_testing

@@ -27,7 +27,7 @@ nlmsghdr *request(std::span<std::byte> buf, std::uint32_t seq, int op, std::uint
 // The attributes of an nldev message, by type; the last of a type wins.
 struct Attrs {
 	const nlattr *dev_index = nullptr, *dev_name = nullptr, *port = nullptr;
-	const nlattr *port_policy = nullptr, *sys_policy = nullptr;
+	const nlattr *port_policy = nullptr, *sys_policy = nullptr, *sys_repath = nullptr;
 };
 
 int collect(const nlattr *attr, void *data)
@@ -48,6 +48,9 @@ int collect(const nlattr *attr, void *data)
 		break;
 	case kSysAttrRoceEntropy:
 		a->sys_policy = attr;
+		break;
+	case kSysAttrRoceRepath:
+		a->sys_repath = attr;
 		break;
 	default:
 		break;
@@ -129,6 +132,13 @@ nlmsghdr *sys_set_request(std::span<std::byte> buf, std::uint32_t seq, Policy po
 	return nlh;
 }
 
+nlmsghdr *sys_repath_request(std::span<std::byte> buf, std::uint32_t seq, bool on)
+{
+	nlmsghdr *nlh = request(buf, seq, RDMA_NLDEV_CMD_SYS_SET, NLM_F_ACK);
+	mnl_attr_put_u8(nlh, kSysAttrRoceRepath, on ? 1 : 0);
+	return nlh;
+}
+
 Device parse_dev(const nlmsghdr *nlh)
 {
 	const Attrs a = attrs_of(nlh);
@@ -159,6 +169,11 @@ PortPolicy parse_port(const nlmsghdr *nlh)
 std::optional<std::uint8_t> parse_sys_default(const nlmsghdr *nlh)
 {
 	return u8_of(attrs_of(nlh).sys_policy);
+}
+
+std::optional<std::uint8_t> parse_sys_repath(const nlmsghdr *nlh)
+{
+	return u8_of(attrs_of(nlh).sys_repath);
 }
 
 int parse_done(const nlmsghdr *nlh)
@@ -281,6 +296,15 @@ std::optional<std::uint8_t> Socket::sys_default()
 	return v;
 }
 
+std::optional<std::uint8_t> Socket::sys_repath()
+{
+	std::vector<std::byte> req(buffer_size());
+	std::optional<std::uint8_t> v;
+	transact(sys_get_request(req, ++seq_),
+	         [&](const nlmsghdr *nlh) { v = parse_sys_repath(nlh); });
+	return v;
+}
+
 void Socket::set_port(std::uint32_t dev_index, std::uint32_t port, Policy policy)
 {
 	std::vector<std::byte> req(buffer_size());
@@ -291,6 +315,12 @@ void Socket::set_sys_default(Policy policy)
 {
 	std::vector<std::byte> req(buffer_size());
 	transact(sys_set_request(req, ++seq_, policy), [](const nlmsghdr *) {});
+}
+
+void Socket::set_sys_repath(bool on)
+{
+	std::vector<std::byte> req(buffer_size());
+	transact(sys_repath_request(req, ++seq_, on), [](const nlmsghdr *) {});
 }
 
 } // namespace roce::nl

@@ -29,8 +29,10 @@ namespace roce::nl
 // compares these with the patched kernel header.
 inline constexpr std::uint16_t kAttrPortRoceEntropy = 104;
 inline constexpr std::uint16_t kSysAttrRoceEntropy = 105;
+// u8: 0 off, 1 on
+inline constexpr std::uint16_t kSysAttrRoceRepath = 106;
 
-// enum rdma_nl_roce_entropy, in its order: LINUX, OFF, RFC, MIX.
+// enum rdma_nl_roce_entropy, in its order: BUILTIN, OFF, RFC, MIX.
 inline constexpr Policy kNlPolicies[] = {Policy::Builtin, Policy::Off, Policy::Rfc, Policy::Mix};
 
 // enum rdma_nl_roce_entropy -> Policy; nullopt for a value the tool does
@@ -87,6 +89,7 @@ nlmsghdr *port_set_request(std::span<std::byte> buf, std::uint32_t seq, std::uin
                            std::uint32_t port, Policy policy);
 nlmsghdr *sys_get_request(std::span<std::byte> buf, std::uint32_t seq);
 nlmsghdr *sys_set_request(std::span<std::byte> buf, std::uint32_t seq, Policy policy);
+nlmsghdr *sys_repath_request(std::span<std::byte> buf, std::uint32_t seq, bool on);
 
 // Replies.  Each throws std::runtime_error for a message that lacks what
 // it must have.
@@ -94,6 +97,9 @@ Device parse_dev(const nlmsghdr *nlh);
 PortPolicy parse_port(const nlmsghdr *nlh);
 // The default policy of a SYS_GET reply; nullopt for a kernel without it.
 std::optional<std::uint8_t> parse_sys_default(const nlmsghdr *nlh);
+// The default re-path setting of a SYS_GET reply (0 off, 1 on); nullopt
+// for a kernel without it.
+std::optional<std::uint8_t> parse_sys_repath(const nlmsghdr *nlh);
 // The NLMSG_DONE that ends a dump: 0, or the errno of a dump that failed.
 int parse_done(const nlmsghdr *nlh);
 // An NLMSG_ERROR message: 0 for an acknowledgment, else NlError's errno,
@@ -114,9 +120,11 @@ public:
 	// Every port of every device, in the kernel's order.
 	std::vector<PortPolicy> ports();
 	std::optional<std::uint8_t> sys_default();
+	std::optional<std::uint8_t> sys_repath();
 	// Throw NlError with the kernel's errno and message when it refuses.
 	void set_port(std::uint32_t dev_index, std::uint32_t port, Policy policy);
 	void set_sys_default(Policy policy);
+	void set_sys_repath(bool on);
 
 private:
 	// Send REQ and read its replies, calling ON_MSG for each data message;
