@@ -11,9 +11,12 @@
 #     capability flag and header of include/rdma; and its counts, "New exports
 #     (N)" and "New tracepoints (N", are the series';
 #   - compat/README.md, for the patches of compat/series: each export and
-#     module parameter they add.
-# Then the check itself: the cover letter without the series' first export
-# must fail it.  COVER=FILE and COMPAT_README=FILE check other texts.
+#     module parameter they add;
+#   - each .rst file the series adds (patches/new-files) parses under
+#     docutils without a warning (a malformed table, a broken reference:
+#     what the kernel's Sphinx build trips over first).
+# Then the checks themselves: the cover letter without the series' first
+# export must fail, and so must a table with text in its column margin.  COVER=FILE and COMPAT_README=FILE check other texts.
 . "$(dirname "$0")/common.sh"
 
 PSET=$BUILD/patchset
@@ -74,6 +77,22 @@ added() {
 	}' "$@" | awk '!seen[$0]++'
 }
 
+# rst_clean FILE: Debian's docutils (python3-docutils) parses FILE and
+# reports nothing at warning level or above; prints what it reports.
+rst_clean() {
+	/usr/bin/python3 - "$1" <<-'EOF'
+		import io, sys
+		import docutils.core
+		err = io.StringIO()
+		with open(sys.argv[1]) as f:
+		    docutils.core.publish_doctree(f.read(), source_path=sys.argv[1],
+		        settings_overrides={"warning_stream": err, "report_level": 2,
+		                            "halt_level": 5})
+		sys.stdout.write(err.getvalue())
+		sys.exit(1 if err.getvalue() else 0)
+	EOF
+}
+
 # flat FILE: FILE on one line, runs of blanks one space.
 flat() {
 	tr -s ' \t\n' '   ' < "$1"
@@ -109,8 +128,10 @@ series_names=$(added "${patches[@]}")
 compat_names=
 [ ${#compats[@]} = 0 ] || compat_names=$(added "${compats[@]}")
 
+mapfile -t rsts < <(awk '!/^#/ && $2 ~ /\.rst$/ { print $2 }' "$REPO/patches/new-files")
+
 ktap_print_header
-ktap_set_plan 5
+ktap_set_plan $((6 + ${#rsts[@]}))
 
 echo "# the series adds $(wc -l <<< "$series_names") interfaces:"
 sed 's/^/#   /' <<< "$series_names"
@@ -143,7 +164,17 @@ else
 	ktap_test_fail "compat/README.md names every export and module parameter compat/ adds"
 fi
 
-# The control: the first export gone from the cover letter, the check fails.
+for f in "${rsts[@]}"; do
+	if out=$(rst_clean "$REPO/$f" 2>&1); then
+		ktap_test_pass "$f parses without a docutils warning"
+	else
+		sed 's/^/# /' <<< "$out"
+		ktap_test_fail "$f parses without a docutils warning"
+	fi
+done
+
+# The controls: the first export gone from the cover letter, a table with
+# text in its margin; each check fails.
 first=$(grep -m 1 '^export ' <<< "$series_names")
 control=$(mktemp)
 trap 'rm -f "$control"' EXIT
@@ -152,5 +183,11 @@ if [ -n "$first" ] && [ "$(unnamed "$control" <<< "$first")" = "$first" ]; then
 	ktap_test_pass "a cover letter without ${first#* } fails this check"
 else
 	ktap_test_fail "a cover letter without ${first#* } fails this check"
+fi
+printf '%s\n' '=====  =====' 'policy   port' '=====  =====' 'rfc    1' '=====  =====' > "$control"
+if ! rst_clean "$control" > /dev/null 2>&1; then
+	ktap_test_pass "a table with text in its column margin fails the docutils check"
+else
+	ktap_test_fail "a table with text in its column margin fails the docutils check"
 fi
 ktap_finished

@@ -388,7 +388,7 @@ if [ "$DEBUG" = 0 ]; then
 	rc=$?
 	count_file ktap "$LOGS/series.ktap" "series check"
 	"$REPO/tools/build/cover-check.sh" > "$LOGS/cover.ktap" 2> "$LOGS/cover.log"
-	count_file ktap "$LOGS/cover.ktap" "cover letters: every interface the patches add named"
+	count_file ktap "$LOGS/cover.ktap" "cover letters name every interface the patches add; documentation parses"
 	if [ ! -f "$MODBUILD/modules/ib_core.ko" ] || [ $rc != 0 ]; then
 		tail -n 20 "$LOGS/series-check.log"
 		count FAIL "series check: no modules to test (log $LOGS/series-check.log)"
