@@ -303,7 +303,9 @@ iser_data() {
 # under TCG on a busy host, with panic_on_warn a panic.  So panic_on_warn
 # is off for the logout alone, and after it: that WARN and nothing else is
 # a skip with its reason (and the RDMA counters, to learn why the response
-# was not yet acknowledged); any other report fails.
+# was not yet acknowledged); any other report fails.  The race also leaves
+# the target's session behind (its logout handler never ran: once, on
+# Debian's kernel); without the WARN a session left is a failure.
 ISER_WARN='WARNING: .* at drivers/target/iscsi/iscsi_target_util\.c:[0-9]+ iscsit_release_cmd\+'
 ISER_RACES=0
 
@@ -315,7 +317,7 @@ iser_session_gone() {
 # iser_close FAMILY LABEL: iser_data's session logged out and its node
 # deleted, with the result (pass, skip or fail) of the logout's reports.
 iser_close() {
-	local what="iSER over IPv$1 under $2: logout" at reports rc=0 warn
+	local what="iSER over IPv$1 under $2: logout" at reports rc=0 warn gone=1
 
 	[ -n "${ISER_PORTAL:-}" ] || return 0
 	at=$(dmesg | wc -l)
@@ -323,7 +325,7 @@ iser_close() {
 	step sysctl -qw kernel.panic_on_warn=0
 	iscsiadm -m node -T $IQN -p "$ISER_PORTAL" -I iser --logout || rc=1
 	iscsiadm -m node -o delete -T $IQN -p "$ISER_PORTAL" -I iser || rc=1
-	wait_for 10 iser_session_gone || rc=1
+	wait_for 10 iser_session_gone || gone=0
 	step sysctl -qw kernel.panic_on_warn="$warn"
 	ISER_PORTAL=
 	reports=$(kernel_reports "$at")
@@ -333,11 +335,12 @@ iser_close() {
 		echo "$reports"
 		step rdma statistic show link rxea/1
 		step rdma statistic show link rxeb/1
+		[ $gone = 1 ] || echo "# the target's session outlived the logout"
 		skip "$what: stock 6.12's isert logout race (WARN in iscsit_release_cmd), not judged"
 		return
 	fi
 	[ -z "$reports" ] || echo "$reports"
-	check "$what, no kernel report" test $rc = 0 -a -z "$reports"
+	check "$what, no kernel report" test $rc = 0 -a $gone = 1 -a -z "$reports"
 }
 
 iser_down() {
