@@ -103,7 +103,7 @@ bool repath_arg(const std::string &text)
 // them as unknown, which would read as a bad value.
 void need_series(nl::Socket &sock)
 {
-	if (!sock.sys_default())
+	if (!sock.sys_defaults().policy)
 		throw std::runtime_error("this kernel has no RoCE v2 entropy policy over rdma "
 		                         "netlink: not a kernel with the series, or DKMS's "
 		                         "modules are not loaded");
@@ -115,8 +115,7 @@ int show(const PolicyArgs &args, std::ostream &out)
 	if (!args.target.empty())
 		t = target_arg(args.target, false);
 	nl::Socket sock;
-	const auto def = sock.sys_default();
-	const auto repath = sock.sys_repath();
+	const nl::SysDefaults sys = sock.sys_defaults();
 	std::vector<Record> rows;
 	bool found = false;
 	for (const auto &p : sock.ports()) {
@@ -133,10 +132,10 @@ int show(const PolicyArgs &args, std::ostream &out)
 	if (t && !found)
 		throw UsageError("no RDMA port " + args.target);
 	Record rec;
-	rec.add("default", default_json(def),
-	        format("%-12s", "default") + default_text(def) + "\n");
-	rec.add("repath_default", repath_json(repath),
-	        format("%-12s", "re-path") + repath_text(repath) + "\n");
+	rec.add("default", default_json(sys.policy),
+	        format("%-12s", "default") + default_text(sys.policy) + "\n");
+	rec.add("repath_default", repath_json(sys.repath),
+	        format("%-12s", "re-path") + repath_text(sys.repath) + "\n");
 	rec.add("ports", rows);
 	print(rec, args.json, out);
 	return kExitOk;
@@ -164,45 +163,39 @@ int set(const PolicyArgs &args, std::ostream &out)
 	return kExitOk;
 }
 
-int set_default(const PolicyArgs &args, std::ostream &out)
+// "policy default" and "policy repath": show one of the system-wide
+// defaults or, given a value, set it.
+int sys_setting(const PolicyArgs &args, bool repath, std::ostream &out)
 {
+	const char *key = repath ? "repath" : "default";
 	std::optional<Policy> policy;
-	if (!args.policy.empty())
-		policy = policy_arg(args.policy);
-	nl::Socket sock;
-	if (!policy) {
-		const auto def = sock.sys_default();
-		if (args.json)
-			out << json{{"default", default_json(def)}}.dump() << '\n';
-		else
-			out << default_text(def) << '\n';
-		return kExitOk;
-	}
-	need_series(sock);
-	sock.set_sys_default(*policy);
-	if (args.json)
-		out << json{{"default", std::string(policy_name(*policy))}}.dump() << '\n';
-	return kExitOk;
-}
-
-int set_repath(const PolicyArgs &args, std::ostream &out)
-{
 	std::optional<bool> on;
-	if (!args.policy.empty())
-		on = repath_arg(args.policy);
-	nl::Socket sock;
-	if (!on) {
-		const auto v = sock.sys_repath();
-		if (args.json)
-			out << json{{"repath", repath_json(v)}}.dump() << '\n';
+	if (!args.policy.empty()) {
+		if (repath)
+			on = repath_arg(args.policy);
 		else
-			out << repath_text(v) << '\n';
+			policy = policy_arg(args.policy);
+	}
+	nl::Socket sock;
+	if (!policy && !on) {
+		const nl::SysDefaults sys = sock.sys_defaults();
+		if (args.json)
+			out << json{{key,
+			             repath ? repath_json(sys.repath) : default_json(sys.policy)}}
+			           .dump()
+			    << '\n';
+		else
+			out << (repath ? repath_text(sys.repath) : default_text(sys.policy))
+			    << '\n';
 		return kExitOk;
 	}
 	need_series(sock);
-	sock.set_sys_repath(*on);
+	sock.set_sys(policy, on);
 	if (args.json)
-		out << json{{"repath", *on ? "on" : "off"}}.dump() << '\n';
+		out << json{{key,
+		             std::string(policy ? policy_name(*policy) : (*on ? "on" : "off"))}}
+		           .dump()
+		    << '\n';
 	return kExitOk;
 }
 
@@ -212,10 +205,8 @@ int policy_cmd(const PolicyArgs &args, std::ostream &out)
 {
 	if (args.action == "set")
 		return set(args, out);
-	if (args.action == "default")
-		return set_default(args, out);
-	if (args.action == "repath")
-		return set_repath(args, out);
+	if (args.action == "default" || args.action == "repath")
+		return sys_setting(args, args.action == "repath", out);
 	return show(args, out);
 }
 

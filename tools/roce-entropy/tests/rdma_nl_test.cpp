@@ -97,7 +97,7 @@ TEST(RdmaNl, PortSetRequest)
 TEST(RdmaNl, SysRequests)
 {
 	Buf b;
-	const nlmsghdr *nlh = nl::sys_set_request(b.mem, 9, Policy::Mix);
+	const nlmsghdr *nlh = nl::sys_set_request(b.mem, 9, Policy::Mix, std::nullopt);
 	EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdSysSet));
 	EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
 	auto a = attrs(nlh);
@@ -105,7 +105,7 @@ TEST(RdmaNl, SysRequests)
 	EXPECT_EQ(a.at(105), std::vector<std::uint8_t>{3});
 
 	for (const bool on : {false, true}) {
-		nlh = nl::sys_repath_request(b.mem, 11, on);
+		nlh = nl::sys_set_request(b.mem, 11, std::nullopt, on);
 		EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdSysSet));
 		EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
 		a = attrs(nlh);
@@ -113,6 +113,13 @@ TEST(RdmaNl, SysRequests)
 		EXPECT_EQ(a.at(106),
 		          std::vector<std::uint8_t>{on ? std::uint8_t{1} : std::uint8_t{0}});
 	}
+
+	// both in one request, in attribute order
+	nlh = nl::sys_set_request(b.mem, 12, Policy::Builtin, true);
+	a = attrs(nlh);
+	ASSERT_EQ(a.size(), 2u);
+	EXPECT_EQ(a.at(105), std::vector<std::uint8_t>{0});
+	EXPECT_EQ(a.at(106), std::vector<std::uint8_t>{1});
 
 	nlh = nl::sys_get_request(b.mem, 10);
 	EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdSysGet));
@@ -190,15 +197,15 @@ TEST(RdmaNl, ParseDevAndSysDefault)
 	EXPECT_EQ(d.name, "mlx5_0");
 
 	nlh = b.reply(kCmdSysGet);
-	mnl_attr_put_u8(nlh, 103, 1);             // MONITOR_MODE, ignored
-	EXPECT_FALSE(nl::parse_sys_default(nlh)); // a kernel without the series
-	EXPECT_FALSE(nl::parse_sys_repath(nlh));
+	mnl_attr_put_u8(nlh, 103, 1);            // MONITOR_MODE, ignored
+	EXPECT_FALSE(nl::parse_sys(nlh).policy); // a kernel without the series
+	EXPECT_FALSE(nl::parse_sys(nlh).repath);
 	mnl_attr_put_u8(nlh, 105, 0);
-	EXPECT_EQ(nl::parse_sys_default(nlh), 0);
-	EXPECT_FALSE(nl::parse_sys_repath(nlh));
+	EXPECT_EQ(nl::parse_sys(nlh).policy, 0);
+	EXPECT_FALSE(nl::parse_sys(nlh).repath);
 	mnl_attr_put_u8(nlh, 106, 1);
-	EXPECT_EQ(nl::parse_sys_repath(nlh), 1);
-	EXPECT_EQ(nl::parse_sys_default(nlh), 0);
+	EXPECT_EQ(nl::parse_sys(nlh).repath, 1);
+	EXPECT_EQ(nl::parse_sys(nlh).policy, 0);
 }
 
 TEST(RdmaNl, ParseError)

@@ -125,17 +125,14 @@ nlmsghdr *sys_get_request(std::span<std::byte> buf, std::uint32_t seq)
 	return request(buf, seq, RDMA_NLDEV_CMD_SYS_GET, 0);
 }
 
-nlmsghdr *sys_set_request(std::span<std::byte> buf, std::uint32_t seq, Policy policy)
+nlmsghdr *sys_set_request(std::span<std::byte> buf, std::uint32_t seq, std::optional<Policy> policy,
+                          std::optional<bool> repath)
 {
 	nlmsghdr *nlh = request(buf, seq, RDMA_NLDEV_CMD_SYS_SET, NLM_F_ACK);
-	mnl_attr_put_u8(nlh, kSysAttrRoceEntropy, policy_to_nl(policy));
-	return nlh;
-}
-
-nlmsghdr *sys_repath_request(std::span<std::byte> buf, std::uint32_t seq, bool on)
-{
-	nlmsghdr *nlh = request(buf, seq, RDMA_NLDEV_CMD_SYS_SET, NLM_F_ACK);
-	mnl_attr_put_u8(nlh, kSysAttrRoceRepath, on ? 1 : 0);
+	if (policy)
+		mnl_attr_put_u8(nlh, kSysAttrRoceEntropy, policy_to_nl(*policy));
+	if (repath)
+		mnl_attr_put_u8(nlh, kSysAttrRoceRepath, *repath ? 1 : 0);
 	return nlh;
 }
 
@@ -166,14 +163,10 @@ PortPolicy parse_port(const nlmsghdr *nlh)
 	return p;
 }
 
-std::optional<std::uint8_t> parse_sys_default(const nlmsghdr *nlh)
+SysDefaults parse_sys(const nlmsghdr *nlh)
 {
-	return u8_of(attrs_of(nlh).sys_policy);
-}
-
-std::optional<std::uint8_t> parse_sys_repath(const nlmsghdr *nlh)
-{
-	return u8_of(attrs_of(nlh).sys_repath);
+	const Attrs a = attrs_of(nlh);
+	return {u8_of(a.sys_policy), u8_of(a.sys_repath)};
 }
 
 int parse_done(const nlmsghdr *nlh)
@@ -287,21 +280,11 @@ std::vector<PortPolicy> Socket::ports()
 	return ports;
 }
 
-std::optional<std::uint8_t> Socket::sys_default()
+SysDefaults Socket::sys_defaults()
 {
 	std::vector<std::byte> req(buffer_size());
-	std::optional<std::uint8_t> v;
-	transact(sys_get_request(req, ++seq_),
-	         [&](const nlmsghdr *nlh) { v = parse_sys_default(nlh); });
-	return v;
-}
-
-std::optional<std::uint8_t> Socket::sys_repath()
-{
-	std::vector<std::byte> req(buffer_size());
-	std::optional<std::uint8_t> v;
-	transact(sys_get_request(req, ++seq_),
-	         [&](const nlmsghdr *nlh) { v = parse_sys_repath(nlh); });
+	SysDefaults v;
+	transact(sys_get_request(req, ++seq_), [&](const nlmsghdr *nlh) { v = parse_sys(nlh); });
 	return v;
 }
 
@@ -311,16 +294,10 @@ void Socket::set_port(std::uint32_t dev_index, std::uint32_t port, Policy policy
 	transact(port_set_request(req, ++seq_, dev_index, port, policy), [](const nlmsghdr *) {});
 }
 
-void Socket::set_sys_default(Policy policy)
+void Socket::set_sys(std::optional<Policy> policy, std::optional<bool> repath)
 {
 	std::vector<std::byte> req(buffer_size());
-	transact(sys_set_request(req, ++seq_, policy), [](const nlmsghdr *) {});
-}
-
-void Socket::set_sys_repath(bool on)
-{
-	std::vector<std::byte> req(buffer_size());
-	transact(sys_repath_request(req, ++seq_, on), [](const nlmsghdr *) {});
+	transact(sys_set_request(req, ++seq_, policy, repath), [](const nlmsghdr *) {});
 }
 
 } // namespace roce::nl

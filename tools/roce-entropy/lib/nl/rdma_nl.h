@@ -64,6 +64,14 @@ struct PortPolicy {
 	std::optional<std::uint8_t> raw; // the value, when the tool does not know it
 };
 
+// The system-wide defaults, as the kernel sent them: the policy and the
+// re-path setting (0 off, 1 on); nullopt where the kernel has no such
+// attribute.
+struct SysDefaults {
+	std::optional<std::uint8_t> policy;
+	std::optional<std::uint8_t> repath;
+};
+
 // An error the kernel returned: errno and its extended ack message.
 struct NlError : std::runtime_error {
 	NlError(int err, const std::string &what) : std::runtime_error(what), error(err)
@@ -88,18 +96,16 @@ nlmsghdr *port_dump_request(std::span<std::byte> buf, std::uint32_t seq, std::ui
 nlmsghdr *port_set_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index,
                            std::uint32_t port, Policy policy);
 nlmsghdr *sys_get_request(std::span<std::byte> buf, std::uint32_t seq);
-nlmsghdr *sys_set_request(std::span<std::byte> buf, std::uint32_t seq, Policy policy);
-nlmsghdr *sys_repath_request(std::span<std::byte> buf, std::uint32_t seq, bool on);
+// A SYS_SET of the defaults given: the policy, the re-path setting, or both.
+nlmsghdr *sys_set_request(std::span<std::byte> buf, std::uint32_t seq, std::optional<Policy> policy,
+                          std::optional<bool> repath);
 
 // Replies.  Each throws std::runtime_error for a message that lacks what
 // it must have.
 Device parse_dev(const nlmsghdr *nlh);
 PortPolicy parse_port(const nlmsghdr *nlh);
-// The default policy of a SYS_GET reply; nullopt for a kernel without it.
-std::optional<std::uint8_t> parse_sys_default(const nlmsghdr *nlh);
-// The default re-path setting of a SYS_GET reply (0 off, 1 on); nullopt
-// for a kernel without it.
-std::optional<std::uint8_t> parse_sys_repath(const nlmsghdr *nlh);
+// The defaults of a SYS_GET reply.
+SysDefaults parse_sys(const nlmsghdr *nlh);
 // The NLMSG_DONE that ends a dump: 0, or the errno of a dump that failed.
 int parse_done(const nlmsghdr *nlh);
 // An NLMSG_ERROR message: 0 for an acknowledgment, else NlError's errno,
@@ -119,12 +125,10 @@ public:
 	std::vector<Device> devices();
 	// Every port of every device, in the kernel's order.
 	std::vector<PortPolicy> ports();
-	std::optional<std::uint8_t> sys_default();
-	std::optional<std::uint8_t> sys_repath();
+	SysDefaults sys_defaults();
 	// Throw NlError with the kernel's errno and message when it refuses.
 	void set_port(std::uint32_t dev_index, std::uint32_t port, Policy policy);
-	void set_sys_default(Policy policy);
-	void set_sys_repath(bool on);
+	void set_sys(std::optional<Policy> policy, std::optional<bool> repath);
 
 private:
 	// Send REQ and read its replies, calling ON_MSG for each data message;
