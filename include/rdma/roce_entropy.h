@@ -65,8 +65,8 @@ static inline u32 rdma_calc_cm_flow_label(u16 sport, u16 dport)
 	return hash & IB_GRH_FLOWLABEL_MASK;
 }
 
-/* rdma_cm's flow label in Linux 6.12: spread, but not symmetric. */
-static inline u32 rdma_linux_cm_flow_label(u16 sport, u16 dport)
+/* rdma_cm's own flow label (the builtin policy): spread, not symmetric. */
+static inline u32 rdma_builtin_cm_flow_label(u16 sport, u16 dport)
 {
 	return ((u32)sport * 31 + dport) & IB_GRH_FLOWLABEL_MASK;
 }
@@ -100,7 +100,7 @@ static inline u32 rdma_entropy_cm_flow_label(enum rdma_entropy_policy policy,
 {
 	switch (policy) {
 	case RDMA_ENTROPY_BUILTIN:
-		return rdma_linux_cm_flow_label(sport, dport);
+		return rdma_builtin_cm_flow_label(sport, dport);
 	case RDMA_ENTROPY_RFC:
 		return rdma_calc_cm_flow_label(sport, dport);
 	case RDMA_ENTROPY_MIX:
@@ -543,8 +543,8 @@ static inline bool rdma_repath_cm_generated(u32 fl, u16 port_a, u16 port_b)
 {
 	fl &= IB_GRH_FLOWLABEL_MASK;
 
-	return fl && (fl == rdma_linux_cm_flow_label(port_a, port_b) ||
-		      fl == rdma_linux_cm_flow_label(port_b, port_a) ||
+	return fl && (fl == rdma_builtin_cm_flow_label(port_a, port_b) ||
+		      fl == rdma_builtin_cm_flow_label(port_b, port_a) ||
 		      fl == rdma_calc_cm_flow_label(port_a, port_b) ||
 		      fl == rdma_mix_cm_flow_label(port_a, port_b));
 }

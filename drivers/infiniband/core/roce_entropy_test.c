@@ -350,7 +350,7 @@ static void roce_entropy_rfc_matches_6_12(struct kunit *test)
  * has the consumer's flow label only, and nothing is generated per UD send.
  * Odd rounds have a flow label, and one in four of those only bits above 20.
  */
-static void roce_entropy_linux_matches_6_12(struct kunit *test)
+static void roce_entropy_builtin_matches_stock(struct kunit *test)
 {
 	u32 state = 9;
 	int i;
@@ -1362,7 +1362,7 @@ static struct kunit_case roce_entropy_hash_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_ud_gsi, policy_gen_params),
 	KUNIT_CASE(roce_entropy_off_generates_nothing),
 	KUNIT_CASE(roce_entropy_rfc_matches_6_12),
-	KUNIT_CASE(roce_entropy_linux_matches_6_12),
+	KUNIT_CASE(roce_entropy_builtin_matches_stock),
 	KUNIT_CASE(roce_entropy_mix_low_bits),
 	KUNIT_CASE_PARAM(roce_entropy_repath_golden, repath_gen_params),
 	KUNIT_CASE(roce_entropy_repath_all_bases),
