@@ -135,6 +135,55 @@ KTAP_HELPERS=tools/testing/selftests/kselftest/ktap_helpers.sh
 MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib
 	roce_entropy_test"
 
+# The kernel's other RDMA consumers that the VM tests load (ULPs), each
+# with the Kconfig symbol and the directory outside drivers/infiniband
+# that builds it (ulp/ of drivers/infiniband builds the SCSI ones with the
+# series' modules).
+ULPS="ib_srp:INFINIBAND_SRP ib_srpt:INFINIBAND_SRPT ib_iser:INFINIBAND_ISER
+	ib_isert:INFINIBAND_ISERT rpcrdma:SUNRPC_XPRT_RDMA:net/sunrpc/xprtrdma
+	rds_rdma:RDS_RDMA:net/rds smc:SMC:net/smc nvme-rdma:NVME_RDMA:drivers/nvme/host
+	nvmet-rdma:NVME_TARGET_RDMA:drivers/nvme/target"
+
+# ulp_modules TREE DEST: a kernel built with the series builds its ULPs
+# against the series' headers too, so a run of the series loads them so
+# built, never the test kernel's own: TREE is the staged tree whose
+# drivers/infiniband has been built; the ULPs that the test kernel's
+# configuration has are built against TREE's include/, each directory
+# from the kernel's source, the other directories of the kernel as they
+# are.  DEST/modroot: the test kernel's module tree with DEST's modules and
+# these ULPs in updates/, where modprobe prefers them (as it does DKMS's),
+# for the VM's modprobe -d.  Fails, with the reason, when one does not build.
+ulp_modules() {
+	local tree=$1 dest=$2 u m sym dir ko rel updates
+
+	rel=$(cat "$KBUILD/include/config/kernel.release")
+	updates=$dest/modroot/lib/modules/$rel/updates
+	rm -rf "$dest/modroot"
+	mkdir -p "$dest/modroot/lib/modules"
+	cp -a "$MODROOT/lib/modules/$rel" "$dest/modroot/lib/modules/"
+	rm -f "$dest/modroot/lib/modules/$rel/build" "$dest/modroot/lib/modules/$rel/source"
+	mkdir "$updates"
+	cp "$dest"/*.ko "$updates/"
+	for u in $ULPS; do
+		IFS=: read -r m sym dir <<< "$u"
+		grep -q "^CONFIG_$sym=m" "$KBUILD/.config" || continue
+		if [ -n "$dir" ]; then
+			sync_tree "$KBUILD/source/$dir" "$tree/$dir"
+			make -s -C "$KBUILD" M="$tree/$dir" -j"$JOBS" \
+				NOSTDINC_FLAGS="-nostdinc -I$tree/include" \
+				KBUILD_EXTRA_SYMBOLS="$tree/drivers/infiniband/Module.symvers" \
+				"$m.ko" || {
+				echo "error: $m ($dir) did not build against the series' headers (above)" >&2
+				return 1
+			}
+		fi
+		ko=$(find "$tree/${dir:-drivers/infiniband/ulp}" -name "$m.ko" | head -n 1)
+		[ -n "$ko" ] || { echo "error: $m.ko was not built" >&2; return 1; }
+		cp "$ko" "$updates/"
+	done
+	depmod -b "$dest/modroot" "$rel"
+}
+
 # dist_release: the release of Debian's 6.12 kernel of the same version as
 # the installed linux-source-6.12 (6.12.117-1~deb12u1: 6.12.117+deb12-amd64),
 # the distribution kernel make check installs and tests against.

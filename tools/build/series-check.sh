@@ -109,7 +109,8 @@ key=$( (cat "${patches[@]}" "${compats[@]}" "$KBUILD/.config" "$0" \
 	"$REPO/tools/build/common.sh" "$REPO/tools/roce-entropy/lib/nl/rdma_nl.h"
 	echo "$tools_key") | sha256sum | cut -c1-16)
 if [ "$(cat "$SC/passed" 2>/dev/null)" = "$key" ] && [ -f "$SC/ktap" ] &&
-	[ -f "$SC/modules/ib_core.ko" ] && [ -f "$SC/modules-compat/ib_core.ko" ]; then
+	[ -f "$SC/modules/ib_core.ko" ] && [ -d "$SC/modules/modroot" ] &&
+	[ -f "$SC/modules-compat/ib_core.ko" ]; then
 	say "series check: inputs unchanged since the run of $(date -r "$SC/passed" '+%F %T'): its results" >&2
 	cat "$SC/ktap"
 	echo "# series check: results of $(date -r "$SC/passed" '+%F %T'), inputs unchanged (key $key)"
@@ -287,7 +288,7 @@ checks_of() {
 	echo $n
 }
 
-plan=$((3 + 2 + ${#compats[@]}))
+plan=$((3 + 3 + ${#compats[@]}))
 for p in "${patches[@]}"; do
 	plan=$((plan + $(checks_of "$p")))
 done
@@ -407,6 +408,9 @@ fi
 # tests those.
 if [ $failed = 0 ]; then
 	collect_modules "$WT" "$SC/modules"
+	ulp_modules "$WT" "$SC/modules" > "$LOGS/ulps.log" 2>&1 && rc=0 || rc=1
+	[ $rc = 0 ] || tail -n 20 "$LOGS/ulps.log" | sed 's/^/# /'
+	ktap_rc $rc "the kernel's other RDMA consumers build against the series' headers"
 	log=$LOGS/compat.log
 	: > "$log"
 	for c in "${compats[@]}"; do
@@ -424,6 +428,7 @@ if [ $failed = 0 ]; then
 		ktap_test_fail "compat: not built, it does not apply"
 	fi
 else
+	ktap_test_fail "the kernel's other RDMA consumers: not built, the series did not pass"
 	ktap_test_fail "compat: not tried, the series did not pass"
 	ktap_test_fail "compat: not built, the series did not pass"
 fi

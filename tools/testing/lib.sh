@@ -14,6 +14,34 @@ vm_modprobe() {
 	fi
 }
 
+# ulps_rebuilt: the run's module tree has the kernel's other RDMA
+# consumers built against the series' headers in updates/ (make modules,
+# for a run of the series; not compat, stock or a distribution kernel).
+ulps_rebuilt() {
+	[ "${rte_dist:-0}" != 1 ] && [ "$rte_stock" != 1 ] &&
+		[ -d "$rte_modroot/lib/modules/$(uname -r)/updates" ]
+}
+
+# ulps_loaded_rebuilt: every loaded module that updates/ has is that
+# build (srcversion), not the test kernel's own; prints how many.
+ulps_loaded_rebuilt() {
+	local ko m n=0 loaded built
+
+	for ko in "$rte_modroot/lib/modules/$(uname -r)"/updates/*.ko; do
+		m=$(basename "$ko" .ko)
+		m=${m//-/_}
+		[ -d "/sys/module/$m" ] || continue
+		loaded=$(cat "/sys/module/$m/srcversion" 2>/dev/null)
+		built=$(modinfo -F srcversion "$ko")
+		if [ "$loaded" != "$built" ]; then
+			echo "  $m: loaded srcversion '$loaded', updates/ has $built"
+			return 1
+		fi
+		n=$((n + 1))
+	done
+	echo "  $n loaded modules, each the build in updates/"
+}
+
 # The standard topology (README.md): rxea on a0, rxeb on b0, both in
 # init_net, routed through the router namespace r.
 A4=10.1.0.2 B4=10.2.0.2 RA4=10.1.0.1 RB4=10.2.0.1

@@ -443,10 +443,12 @@ smc_down() {
 }
 
 # per-policy module lifetime for the two socket families
-rds_load() { step vm_modprobe -a rds rds_rdma; }
+rds_load() {
+	step vm_modprobe -a rds rds_rdma && { ! ulps_rebuilt || ulps_loaded_rebuilt; }
+}
 rds_unload() { step vm_modprobe -r rds_rdma rds; }
 smc_load() {
-	step vm_modprobe smc &&
+	step vm_modprobe smc && { ! ulps_rebuilt || ulps_loaded_rebuilt; } &&
 		step python3 "$rte_repo/tools/testing/tests/consumers.py" ueid ROCE-ENTROPY-TEST
 }
 smc_unload() { step vm_modprobe -r smc; }
@@ -557,6 +559,8 @@ for name in srp nfs iser rds smc; do
 		"${name}_down"
 	fi
 done
+! ulps_rebuilt ||
+	check "the consumers set up are built against the series' headers" ulps_loaded_rebuilt
 for policy in $POLICIES; do
 	pass "$policy"
 done

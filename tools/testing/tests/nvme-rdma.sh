@@ -24,6 +24,7 @@ target_up() {
 
 	step vm_modprobe null_blk nr_devices=1 memory_backed=1 gb=1 &&
 		step vm_modprobe -a nvmet nvmet-rdma nvme-rdma || return 1
+	{ ! ulps_rebuilt || ulps_loaded_rebuilt; } || return 1
 	mountpoint -q /sys/kernel/config || step mount -t configfs none /sys/kernel/config
 	wait_for 10 test -b /dev/nullb0 || return 1
 	mkdir -p $CFG/subsystems/$NQN/namespaces/1 || return 1

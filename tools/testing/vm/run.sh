@@ -16,7 +16,10 @@
 # RTE_DEBUG=1   the debug kernel (kernel-debug.config), and by default the
 #               modules built against it (build/debug/modules)
 # VM_MODULES=d  our modules from d (default build/modules, or
-#               build/debug/modules with RTE_DEBUG=1)
+#               build/debug/modules with RTE_DEBUG=1); modprobe takes the
+#               kernel's modules from d/modroot where make modules made one
+#               (the ULPs built against the series' headers), from the
+#               test kernel's own module tree otherwise (compat, stock)
 # ACCEL=kvm     try KVM (default tcg: KVM is unusable on this machine kind)
 # VM_TIMEOUT=s  kill the VM after s seconds (default 900): a failure
 # VM_MEM=MiB    guest memory (default 2048)
@@ -59,6 +62,7 @@ else
 	[ -f "$KBUILD/.built-ok" ] || die "no test kernel: run 'make kernel'"
 	[ "${STOCK:-0}" = 1 ] || [ -f "$modules/ib_core.ko" ] ||
 		die "no modules in $modules: run 'make modules'${RTE_DEBUG:+ with RTE_DEBUG=$RTE_DEBUG}"
+	[ "${STOCK:-0}" = 1 ] || [ ! -d "$modules/modroot" ] || MODROOT=$modules/modroot
 fi
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
 icount=()
