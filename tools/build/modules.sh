@@ -95,7 +95,10 @@ make -s -C "$KBUILD" M="$MODBUILD/tree$sfx/drivers/infiniband" -j"$JOBS" \
 collect_modules "$MODBUILD/tree$sfx" "$MODBUILD/modules$sfx"
 # compat keeps the kABI: its runs load the kernel's own ULPs, as a
 # distribution's host does
-[ -n "$sfx" ] || ulp_modules "$MODBUILD/tree" "$MODBUILD/modules" ||
-	die "the ULPs did not build against the series' headers"
-say "modules in $MODBUILD/modules$sfx ($((SECONDS - start)) s):" $MODULES \
-	${sfx:-"(and the ULPs of $MODBUILD/modules/modroot)"}
+ulps=
+if [ -z "$sfx" ]; then
+	ulp_modules "$MODBUILD/tree" "$MODBUILD/modules" ||
+		die "the ULPs did not build against the series' headers"
+	ulps="(and the ULPs in $MODBUILD/modules/modroot)"
+fi
+say "modules in $MODBUILD/modules$sfx ($((SECONDS - start)) s):" $MODULES $ulps

@@ -7,31 +7,19 @@
  * setting of each port and the address of a reply to a received packet,
  * which need ib_core.
  *
- * The settings of a device's ports live in an xarray of this file, by device
- * index, not in struct ib_port_data: the structures that exported functions
- * take keep their layout, so the modules built against the kernel this is
- * added to keep loading (their symbol CRCs do not change).  They exist only
- * for devices whose driver declares, with IBK_ROCE_ENTROPY, that it follows
- * the policy; every other port keeps the builtin choice.
- *
- * Their lifetime is the device's: created when ib_core first adds its
- * clients to the device, they stay through moves to another network
- * namespace (which remove and add the clients again) and go in device_del(),
- * a devres action of the device, once ib_core has removed its port sysfs
- * files and every client, and no QP or AH of the device is left.  They are
- * taken out of the xarray before they are freed, after a grace period:
- * a reader under rcu_read_lock() that finds them can use them, one that
- * comes later finds nothing and takes the builtin choice.
+ * The settings of a port live in its struct ib_port_data, reached through
+ * ib_port_roce(), and so share the device's lifetime: set from the defaults
+ * when the device registers, freed with the device.  Only devices whose
+ * driver declares, with IBK_ROCE_ENTROPY, that it follows the policy have
+ * them; every other port keeps the builtin choice.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
-#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
-#include <linux/xarray.h>
 #include <kunit/visibility.h>
 #include <rdma/ib_sysfs.h>
 #include <rdma/rdma_netlink.h>
@@ -196,95 +184,34 @@ EXPORT_SYMBOL_IF_KUNIT(rdma_repath_name);
 static unsigned int roce_entropy = RDMA_ENTROPY_BUILTIN;
 static unsigned int roce_repath = RDMA_REPATH_OFF;
 
-static DEFINE_XARRAY(rdma_entropy_devs);
-
-/*
- * Publish @ent, the settings of @ent->dev, until rdma_entropy_release().
- * The caller made sure no other settings of the device are published.
+/**
+ * rdma_entropy_init_port - give a port of a registering device the defaults
+ * @dev: the device
+ * @port: the port number
+ *
+ * Called as the device registers: its ports start with the policy and the
+ * re-path setting rdma netlink last set as the defaults.
  */
-VISIBLE_IF_KUNIT int rdma_entropy_publish(struct rdma_entropy_dev *ent)
+void rdma_entropy_init_port(struct ib_device *dev, u32 port)
 {
-	return xa_insert(&rdma_entropy_devs, ent->dev->index, ent, GFP_KERNEL);
+	struct ib_port_roce *roce = ib_port_roce(dev, port);
+
+	WRITE_ONCE(roce->entropy, READ_ONCE(roce_entropy));
+	WRITE_ONCE(roce->repath, READ_ONCE(roce_repath));
 }
-EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_publish);
-
-/* Unpublish @data, settings published by rdma_entropy_publish(), and free it. */
-VISIBLE_IF_KUNIT void rdma_entropy_release(void *data)
-{
-	struct rdma_entropy_dev *ent = data;
-
-	xa_cmpxchg(&rdma_entropy_devs, ent->dev->index, ent, NULL, 0);
-	kfree_rcu(ent, rcu);
-}
-EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_release);
-
-/* The published settings of @dev, NULL if none.  Under rcu_read_lock(). */
-static struct rdma_entropy_dev *rdma_entropy_dev_rcu(struct ib_device *dev)
-{
-	struct rdma_entropy_dev *ent = xa_load(&rdma_entropy_devs, dev->index);
-
-	return ent && ent->dev == dev ? ent : NULL;
-}
-
-/*
- * A device's clients are added when it registers and again after a move to
- * another network namespace: the settings are made the first time only.
- */
-VISIBLE_IF_KUNIT int rdma_entropy_add_one(struct ib_device *dev)
-{
-	struct rdma_entropy_dev *ent;
-	bool known;
-	u32 port;
-	int ret;
-
-	if (!(dev->attrs.kernel_cap_flags & IBK_ROCE_ENTROPY))
-		return -EOPNOTSUPP;
-
-	rcu_read_lock();
-	known = rdma_entropy_dev_rcu(dev);
-	rcu_read_unlock();
-	if (known)
-		return 0;
-
-	ent = kzalloc(struct_size(ent, port, rdma_end_port(dev) + 1),
-		      GFP_KERNEL);
-	if (!ent)
-		return -ENOMEM;
-
-	ent->dev = dev;
-	rdma_for_each_port(dev, port) {
-		ent->port[port].policy = READ_ONCE(roce_entropy);
-		ent->port[port].repath = READ_ONCE(roce_repath);
-	}
-	ret = rdma_entropy_publish(ent);
-	if (ret) {
-		kfree(ent);
-		return ret;
-	}
-
-	return devm_add_action_or_reset(&dev->dev, rdma_entropy_release, ent);
-}
-EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_add_one);
-
-static struct ib_client rdma_entropy_client = {
-	.name = "roce_entropy",
-	.add = rdma_entropy_add_one,
-};
+EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_init_port);
 
 /*
  * The settings of @port of @dev, NULL for an invalid port or a device that
- * does not follow the policy.  The caller holds rcu_read_lock().
+ * does not follow the policy.
  */
-static struct rdma_entropy_port *
-rdma_entropy_port_rcu(struct ib_device *dev, u32 port)
+static struct ib_port_roce *rdma_entropy_port(struct ib_device *dev, u32 port)
 {
-	struct rdma_entropy_dev *ent;
-
-	if (!rdma_is_port_valid(dev, port))
+	if (!(dev->attrs.kernel_cap_flags & IBK_ROCE_ENTROPY) ||
+	    !rdma_is_port_valid(dev, port))
 		return NULL;
-	ent = rdma_entropy_dev_rcu(dev);
 
-	return ent ? &ent->port[port] : NULL;
+	return ib_port_roce(dev, port);
 }
 
 /**
@@ -300,16 +227,9 @@ rdma_entropy_port_rcu(struct ib_device *dev, u32 port)
  */
 enum rdma_entropy_policy rdma_port_entropy(struct ib_device *dev, u32 port)
 {
-	enum rdma_entropy_policy policy = RDMA_ENTROPY_BUILTIN;
-	struct rdma_entropy_port *p;
+	struct ib_port_roce *roce = rdma_entropy_port(dev, port);
 
-	rcu_read_lock();
-	p = rdma_entropy_port_rcu(dev, port);
-	if (p)
-		policy = READ_ONCE(p->policy);
-	rcu_read_unlock();
-
-	return policy;
+	return roce ? READ_ONCE(roce->entropy) : RDMA_ENTROPY_BUILTIN;
 }
 EXPORT_SYMBOL(rdma_port_entropy);
 
@@ -328,15 +248,13 @@ EXPORT_SYMBOL(rdma_port_entropy);
 int rdma_entropy_set_port(struct ib_device *dev, u32 port,
 			  enum rdma_entropy_policy policy)
 {
-	struct rdma_entropy_port *p;
+	struct ib_port_roce *roce = rdma_entropy_port(dev, port);
 
-	rcu_read_lock();
-	p = rdma_entropy_port_rcu(dev, port);
-	if (p)
-		WRITE_ONCE(p->policy, policy);
-	rcu_read_unlock();
+	if (!roce)
+		return -ENODEV;
 
-	return p ? 0 : -ENODEV;
+	WRITE_ONCE(roce->entropy, policy);
+	return 0;
 }
 
 /**
@@ -348,6 +266,7 @@ enum rdma_entropy_policy rdma_entropy_default(void)
 {
 	return READ_ONCE(roce_entropy);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_default);
 
 /**
  * rdma_entropy_set_default - set the policy of devices registered from now on
@@ -369,6 +288,7 @@ enum rdma_repath rdma_repath_default(void)
 {
 	return READ_ONCE(roce_repath);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdma_repath_default);
 
 /**
  * rdma_repath_set_default - set the re-path of devices registered from now on
@@ -394,16 +314,9 @@ void rdma_repath_set_default(enum rdma_repath repath)
  */
 enum rdma_repath rdma_port_repath(struct ib_device *dev, u32 port)
 {
-	enum rdma_repath repath = RDMA_REPATH_OFF;
-	struct rdma_entropy_port *p;
+	struct ib_port_roce *roce = rdma_entropy_port(dev, port);
 
-	rcu_read_lock();
-	p = rdma_entropy_port_rcu(dev, port);
-	if (p)
-		repath = READ_ONCE(p->repath);
-	rcu_read_unlock();
-
-	return repath;
+	return roce ? READ_ONCE(roce->repath) : RDMA_REPATH_OFF;
 }
 EXPORT_SYMBOL(rdma_port_repath);
 
@@ -516,20 +429,19 @@ static ssize_t roce_repath_store(struct ib_device *ibdev, u32 port_num,
 				 struct ib_port_attribute *attr,
 				 const char *buf, size_t count)
 {
-	struct rdma_entropy_port *p;
+	struct ib_port_roce *roce;
 	int repath;
 
 	repath = roce_entropy_store_parse(rdma_repath_parse, buf, count);
 	if (repath < 0)
 		return repath;
 
-	rcu_read_lock();
-	p = rdma_entropy_port_rcu(ibdev, port_num);
-	if (p)
-		WRITE_ONCE(p->repath, repath);
-	rcu_read_unlock();
+	roce = rdma_entropy_port(ibdev, port_num);
+	if (!roce)
+		return -ENODEV;
 
-	return p ? count : -ENODEV;
+	WRITE_ONCE(roce->repath, repath);
+	return count;
 }
 
 static IB_PORT_ATTR_RW(roce_repath);
@@ -579,18 +491,3 @@ const struct attribute_group ib_port_roce_entropy_group = {
 	.attrs = roce_entropy_attrs,
 	.is_visible = roce_entropy_is_visible,
 };
-
-/*
- * Registered before the MAD layer's client, so that a device's policies
- * exist before any of its QPs, and outlive them.
- */
-int rdma_entropy_init(void)
-{
-	return ib_register_client(&rdma_entropy_client);
-}
-
-void rdma_entropy_cleanup(void)
-{
-	ib_unregister_client(&rdma_entropy_client);
-	WARN_ON(!xa_empty(&rdma_entropy_devs));
-}

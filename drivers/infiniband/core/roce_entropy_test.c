@@ -876,16 +876,19 @@ static void roce_entropy_repath_pinned(struct kunit *test)
 
 struct port_test {
 	struct ib_device *dev;
-	struct rdma_entropy_dev *ent;
 };
 
-/*
- * One port, policy "mix", re-path on, published for a zeroed ib_device
- * whose index no registered device has (they are below 2^31): enough for
- * rdma_port_entropy() and the reply helpers, which read nothing else.
- */
-#define TEST_DEV_INDEX U32_MAX
+/* port_data of a device with one port, as alloc_port_data() lays it out */
+static struct ib_port_data *test_port_data(struct kunit *test)
+{
+	return kunit_kcalloc(test, 2, sizeof(struct ib_port_data), GFP_KERNEL);
+}
 
+/*
+ * One port, policy "mix", re-path on, of a zeroed ib_device that declares
+ * IBK_ROCE_ENTROPY: enough for rdma_port_entropy() and the reply helpers,
+ * which read nothing else.
+ */
 static int roce_entropy_port_init(struct kunit *test)
 {
 	struct port_test *t;
@@ -894,41 +897,21 @@ static int roce_entropy_port_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->dev = kunit_kzalloc(test, sizeof(*t->dev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t->dev);
-	/* freed by rdma_entropy_release() */
-	t->ent = kzalloc(struct_size(t->ent, port, 2), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t->ent);
+	t->dev->port_data = test_port_data(test);
+	KUNIT_ASSERT_NOT_NULL(test, t->dev->port_data);
 
 	t->dev->phys_port_cnt = 1;
-	t->dev->index = TEST_DEV_INDEX;
-	t->ent->dev = t->dev;
-	t->ent->port[1].policy = RDMA_ENTROPY_MIX;
-	t->ent->port[1].repath = RDMA_REPATH_ON;
+	t->dev->attrs.kernel_cap_flags = IBK_ROCE_ENTROPY;
+	ib_port_roce(t->dev, 1)->entropy = RDMA_ENTROPY_MIX;
+	ib_port_roce(t->dev, 1)->repath = RDMA_REPATH_ON;
 	test->priv = t;
-	if (rdma_entropy_publish(t->ent)) {
-		kfree(t->ent);
-		t->ent = NULL;
-		KUNIT_FAIL(test, "index %u is taken", TEST_DEV_INDEX);
-	}
 	return 0;
-}
-
-/* The device's settings go, as in device_del(). */
-static void roce_entropy_port_release(struct port_test *t)
-{
-	if (t->ent)
-		rdma_entropy_release(t->ent);
-	t->ent = NULL;
-}
-
-static void roce_entropy_port_exit(struct kunit *test)
-{
-	roce_entropy_port_release(test->priv);
 }
 
 /*
  * The port's policy, and for any port number that is not the device's the
- * 6.12 policy without a read beyond the device's ports: the port number can
- * come from an address user space wrote.
+ * builtin policy without a read beyond the device's ports: the port number
+ * can come from an address user space wrote.
  */
 static void roce_entropy_port_bounds(struct kunit *test)
 {
@@ -953,77 +936,50 @@ static void roce_entropy_port_repath_bounds(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(bad_ports); i++)
 		KUNIT_EXPECT_EQ_MSG(test, rdma_port_repath(t->dev, bad_ports[i]),
 				    RDMA_REPATH_OFF, "port %u", bad_ports[i]);
-	roce_entropy_port_release(t);
-	KUNIT_EXPECT_EQ(test, rdma_port_repath(t->dev, 1), RDMA_REPATH_OFF);
 }
 
 /*
- * Settings belong to one device: another device of the same index (one
- * registered after this one went) does not find them, and once released
- * this one reads 6.12's policy and re-path off.
+ * A device whose driver does not declare IBK_ROCE_ENTROPY reads the builtin
+ * policy and re-path off whatever its ports hold, and nothing can set them.
  */
-static void roce_entropy_port_owner(struct kunit *test)
+static void roce_entropy_port_undeclared(struct kunit *test)
 {
 	struct port_test *t = test->priv;
-	struct ib_device *other;
 
-	other = kunit_kzalloc(test, sizeof(*other), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, other);
-	other->phys_port_cnt = 1;
-	other->index = TEST_DEV_INDEX;
-
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_MIX);
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(other, 1), RDMA_ENTROPY_BUILTIN);
-	KUNIT_EXPECT_EQ(test, rdma_port_repath(other, 1), RDMA_REPATH_OFF);
-	roce_entropy_port_release(t);
+	t->dev->attrs.kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_BUILTIN);
 	KUNIT_EXPECT_EQ(test, rdma_port_repath(t->dev, 1), RDMA_REPATH_OFF);
-}
-
-static void roce_entropy_test_dev_release(struct device *dev)
-{
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "rfc", 3),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, ib_port_roce(t->dev, 1)->entropy,
+			RDMA_ENTROPY_MIX);
 }
 
 /*
- * A device's settings are made when ib_core first adds its clients and kept
- * when it adds them again (a move to another network namespace removes and
- * adds every client); they go with the device's devres, in device_del() or
- * at its last reference.  A device made up for the test, with a struct
- * device of its own: rdma_entropy_add_one() as ib_core calls it, the knob
- * written as sysfs writes it.
+ * A registering device's ports start with the defaults, whatever they held;
+ * the knob then sets the port, as sysfs writes it, and a bad value changes
+ * nothing.
  */
-static void roce_entropy_port_add_again(struct kunit *test)
+static void roce_entropy_port_defaults(struct kunit *test)
 {
-	struct ib_device *dev;
+	enum rdma_entropy_policy def = rdma_entropy_default();
+	enum rdma_repath def_repath = rdma_repath_default();
+	struct port_test *t = test->priv;
+	struct ib_port_roce *roce = ib_port_roce(t->dev, 1);
 
-	dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, dev);
-	device_initialize(&dev->dev);
-	dev->dev.release = roce_entropy_test_dev_release;
-	dev->index = TEST_DEV_INDEX - 1;
-	dev->phys_port_cnt = 1;
+	roce->entropy = (def + 1) % RDMA_ENTROPY_NR;
+	roce->repath = def_repath == RDMA_REPATH_ON ? RDMA_REPATH_OFF :
+						      RDMA_REPATH_ON;
+	rdma_entropy_init_port(t->dev, 1);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), def);
+	KUNIT_EXPECT_EQ(test, rdma_port_repath(t->dev, 1), def_repath);
 
-	/* not declared: no settings */
-	KUNIT_EXPECT_EQ(test, rdma_entropy_add_one(dev), -EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, roce_entropy_store(dev, 1, NULL, "mix", 3),
-			-ENODEV);
-
-	dev->attrs.kernel_cap_flags = IBK_ROCE_ENTROPY;
-	KUNIT_ASSERT_EQ(test, rdma_entropy_add_one(dev), 0);
-	KUNIT_EXPECT_EQ(test, roce_entropy_store(dev, 1, NULL, "mix\n", 4), 4);
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(dev, 1), RDMA_ENTROPY_MIX);
-	KUNIT_EXPECT_EQ(test, roce_entropy_store(dev, 1, NULL, "max", 3),
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "mix\n", 4), 4);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_MIX);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "max", 3),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(dev, 1), RDMA_ENTROPY_MIX);
-
-	/* the clients added again: the port keeps its setting */
-	KUNIT_EXPECT_EQ(test, rdma_entropy_add_one(dev), 0);
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(dev, 1), RDMA_ENTROPY_MIX);
-
-	/* the device's last reference: its settings are gone */
-	put_device(&dev->dev);
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(dev, 1), RDMA_ENTROPY_BUILTIN);
-	KUNIT_EXPECT_EQ(test, roce_entropy_store(dev, 1, NULL, "rfc", 3),
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_MIX);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 2, NULL, "rfc", 3),
 			-ENODEV);
 }
 
@@ -1058,25 +1014,12 @@ static void roce_entropy_port_knob(struct kunit *test)
 {
 	const struct knob_case *c = test->param_value;
 	struct port_test *t = test->priv;
-	struct ib_port_data *pdata;
 
-	pdata = kunit_kcalloc(test, 2, sizeof(*pdata), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, pdata);
-	pdata[1].immutable.core_cap_flags = c->core_cap_flags;
-	t->dev->port_data = pdata;
+	t->dev->port_data[1].immutable.core_cap_flags = c->core_cap_flags;
 	t->dev->attrs.kernel_cap_flags = c->kernel_cap_flags;
 
 	KUNIT_EXPECT_EQ(test, rdma_entropy_port_has_knob(t->dev, 1),
 			c->has_knob);
-}
-
-/* A device that does not follow the policy has no state: 6.12's policy. */
-static void roce_entropy_port_no_state(struct kunit *test)
-{
-	struct port_test *t = test->priv;
-
-	roce_entropy_port_release(t);
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_BUILTIN);
 }
 
 /* A reply's address takes the connection's flow label as its port's policy says. */
@@ -1401,18 +1344,16 @@ static struct kunit_suite roce_entropy_driver_suite = {
 static struct kunit_case roce_entropy_port_cases[] = {
 	KUNIT_CASE(roce_entropy_port_bounds),
 	KUNIT_CASE_PARAM(roce_entropy_port_knob, knob_gen_params),
-	KUNIT_CASE(roce_entropy_port_no_state),
+	KUNIT_CASE(roce_entropy_port_undeclared),
+	KUNIT_CASE(roce_entropy_port_defaults),
 	KUNIT_CASE(roce_entropy_port_reply),
 	KUNIT_CASE(roce_entropy_port_repath_bounds),
-	KUNIT_CASE(roce_entropy_port_owner),
-	KUNIT_CASE(roce_entropy_port_add_again),
 	{}
 };
 
 static struct kunit_suite roce_entropy_port_suite = {
 	.name = "roce_entropy_port",
 	.init = roce_entropy_port_init,
-	.exit = roce_entropy_port_exit,
 	.test_cases = roce_entropy_port_cases,
 };
 

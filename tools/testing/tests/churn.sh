@@ -7,7 +7,7 @@
 # (`rdma res show qp -dd`, which asks the policy of each device's QP1).
 # Each reaches a device while it registers, while ib_core removes its
 # clients and port files, and after.  Judged: every loop made progress, a
-# device made again starts from the module parameter, rxeb keeps what was
+# device made again starts from the default, rxeb keeps what was
 # written to it last, and the kernel reported nothing (on the debug kernel,
 # make check DEBUG=1, KASAN sees every access to freed settings).
 #
@@ -17,9 +17,9 @@
 #
 # Not here: a move to another network namespace (exclusive mode).  ib_core
 # refuses it for a driver without disassociate_ucontext
-# (ib_device_set_netns_put()), which rxe is; the KUnit case
-# roce_entropy_port_add_again covers what the move does to the settings
-# (ib_core removes and adds every client again).
+# (ib_device_set_netns_put()), which rxe is.  The settings live in the
+# port's ib_port_data, which a move keeps (only the clients are removed
+# and added again), and only registration sets them.
 . "$rte_repo/tools/testing/lib.sh"
 
 ROUNDS=${RTE_CHURN_ROUNDS:-8}
