@@ -12,11 +12,15 @@
 #     (N)" and "New tracepoints (N", are the series';
 #   - compat/README.md, for the patches of compat/series: each export and
 #     module parameter they add;
+#   - the posting (cover letter and patches) says nothing of a
+#     distribution's constraints (kABI, symbol CRCs, genksyms, DKMS, a
+#     distribution, compat/): upstream does not carry them;
 #   - each .rst file the series adds (patches/new-files) parses under
 #     docutils without a warning (a malformed table, a broken reference:
 #     what the kernel's Sphinx build trips over first).
 # Then the checks themselves: the cover letter without the series' first
-# export must fail, and so must a table with text in its column margin.  COVER=FILE and COMPAT_README=FILE check other texts.
+# export must fail, so must a patch that names the kABI, and so must a
+# table with text in its column margin.  COVER=FILE and COMPAT_README=FILE check other texts.
 . "$(dirname "$0")/common.sh"
 
 PSET=$BUILD/patchset
@@ -109,6 +113,13 @@ unnamed() {
 	done
 }
 
+# distro_words FILE...: the lines of FILEs that name a distribution's
+# constraint, FILE:LINE:text.  "CRC" alone is a switch hash in the
+# documentation; a symbol's CRC is not.
+distro_words() {
+	grep -n -i -H -E "\bkabi\b|symbols?'?s? crcs?\b|\bcrcs? of\b|genksyms|modversions|\bdkms\b|debian|distribution kernel|\bcompat/|backport|mlnx_ofed" "$@"
+}
+
 # count_is TEXTFILE PHRASE N: TEXTFILE says "PHRASE (N".
 count_is() {
 	local said
@@ -131,7 +142,7 @@ compat_names=
 mapfile -t rsts < <(awk '!/^#/ && $2 ~ /\.rst$/ { print $2 }' "$REPO/patches/new-files")
 
 ktap_print_header
-ktap_set_plan $((6 + ${#rsts[@]}))
+ktap_set_plan $((8 + ${#rsts[@]}))
 
 echo "# the series adds $(wc -l <<< "$series_names") interfaces:"
 sed 's/^/#   /' <<< "$series_names"
@@ -164,6 +175,14 @@ else
 	ktap_test_fail "compat/README.md names every export and module parameter compat/ adds"
 fi
 
+words=$(distro_words "$PSET"/[0-9][0-9][0-9][0-9]-*.patch | sed "s|^$PSET/||" || true)
+[ -z "$words" ] || sed 's/^/# /' <<< "$words"
+if [ -z "$words" ]; then
+	ktap_test_pass "the posting says nothing of a distribution's kABI, DKMS or compat/"
+else
+	ktap_test_fail "the posting says nothing of a distribution's kABI, DKMS or compat/"
+fi
+
 for f in "${rsts[@]}"; do
 	if out=$(rst_clean "$REPO/$f" 2>&1); then
 		ktap_test_pass "$f parses without a docutils warning"
@@ -183,6 +202,13 @@ if [ -n "$first" ] && [ "$(unnamed "$control" <<< "$first")" = "$first" ]; then
 	ktap_test_pass "a cover letter without ${first#* } fails this check"
 else
 	ktap_test_fail "a cover letter without ${first#* } fails this check"
+fi
+printf '%s\n' '+the settings live elsewhere, so that no exported' \
+	"+symbol's CRC changes" > "$control"
+if [ -n "$(distro_words "$control")" ]; then
+	ktap_test_pass "a patch that keeps symbol CRCs fails the distribution check"
+else
+	ktap_test_fail "a patch that keeps symbol CRCs fails the distribution check"
 fi
 printf '%s\n' '=====  =====' 'policy   port' '=====  =====' 'rfc    1' '=====  =====' > "$control"
 if ! rst_clean "$control" > /dev/null 2>&1; then
