@@ -215,17 +215,68 @@ collect_modules() {
 	done
 }
 
-# apply_series DIR SERIES: the patches SERIES lists, from its directory,
-# applied to DIR in order; prints how many.
+# new_files: the files the series adds (patches/new-files), one a line.
+new_files() {
+	awk '!/^#/ && NF == 2 { print $2 }' "$REPO/patches/new-files"
+}
+
+# patch_sections MODE FILES PATCH: PATCH's diff sections of the files in
+# FILES (space-separated) with MODE "only", or all the others and the
+# header with MODE "without".  A patch of the series may change a file an
+# earlier patch added: the repository holds that file as the whole series
+# leaves it, so the staged tree takes it as it is and the patch's sections
+# for it are left out (stage_src), and make patchset takes them back out
+# of it to get the file each patch adds (patchset.sh).  Hunks are read by
+# their line counts, so a removed line that starts with "-- " is no header.
+patch_sections() {
+	awk -v mode="$1" -v files="$2" '
+	BEGIN {
+		n = split(files, f, " ")
+		for (i = 1; i <= n; i++)
+			listed[f[i]] = 1
+		keep = (mode == "without")
+	}
+	left > 0 || right > 0 {
+		c = substr($0, 1, 1)
+		if (c == " ") { left--; right-- }
+		else if (c == "-") left--
+		else if (c == "+") right--
+		if (keep) print
+		next
+	}
+	/^--- / { pending = $0; next }
+	/^\+\+\+ / && pending != "" {
+		file = $2; sub(/^b\//, "", file)
+		keep = (mode == "only") == (file in listed)
+		if (keep) { print pending; print }
+		pending = ""
+		next
+	}
+	/^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@/ {
+		left = split($2, o, ",") > 1 ? o[2] : 1
+		right = split($3, r, ",") > 1 ? r[2] : 1
+		if (keep) print
+		next
+	}
+	{
+		if (pending != "" && keep) print pending
+		pending = ""
+		if (keep) print
+	}' "$3"
+}
+
+# apply_series DIR SERIES [FILES]: the patches SERIES lists, from its
+# directory, applied to DIR in order, without their sections for FILES
+# (patch_sections); prints how many.
 apply_series() {
-	local p n=0 src=$1 series=$2
+	local p n=0 src=$1 series=$2 files=${3:-}
 	local dir=${series%/*} log=${1%/*}/patch.log
 
 	while read -r p; do
 		case $p in ''|'#'*) continue ;; esac
 		[ -f "$dir/$p" ] || die "${series#"$REPO"/} names $p, which is missing"
-		if ! patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$src" \
-			< "$dir/$p" > "$log" 2>&1; then
+		if ! patch_sections without "$files" "$dir/$p" |
+			patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$src" > "$log" 2>&1; then
 			cat "$log" >&2
 			die "${dir#"$REPO"/}/$p does not apply to Linux $KVER ($KSRC) with the patches before it: refresh it"
 		fi
@@ -253,7 +304,7 @@ stage_src() {
 		mkdir -p "$src/$(dirname "$f")"
 		cp "$REPO/$f" "$src/$f"
 	done < "$REPO/patches/new-files"
-	n="$(apply_series "$src" "$REPO/patches/series") patch(es)"
+	n="$(apply_series "$src" "$REPO/patches/series" "$(new_files | tr '\n' ' ')") patch(es)"
 	# IBK_ROCE_ENTROPY (patch 0001) takes the next free bit of the kernel
 	# capability flags; one that a stable update gave the same bit is
 	# refused before anything is built with it.

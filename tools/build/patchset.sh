@@ -6,6 +6,10 @@
 # the quilt patch plus the new files that patches/new-files gives it, with
 # the patch's From:, Subject: and description as author and message.
 #
+# A later patch may change a file an earlier one added: the repository has
+# the file as the whole series leaves it, and the earlier patch adds it
+# with the later patches' sections for it taken back out (as_added).
+#
 # The commits are made, with fixed dates, on the branch "roce-entropy" of a
 # git repository of the pristine directories the series touches, made once
 # in the cache ($GITBASE: one commit, tag "base"), through a temporary
@@ -97,6 +101,25 @@ if ! git -C "$GITBASE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; the
 fi
 say "patchset: pristine Linux $KVER is $GITBASE, tag base ($(git -C "$GITBASE" rev-parse --short base))"
 
+# as_added FILE I: FILE as the series' patch number I (from 0) adds it:
+# the repository's FILE with the changes of every later patch to it taken
+# back out, the last first; prints the path of that copy.
+as_added() {
+	local f=$1 out=$work/added/${1//\//_} q
+
+	mkdir -p "$work/added"
+	cp "$REPO/$f" "$out"
+	for ((q = ${#patches[@]} - 1; q > $2; q--)); do
+		patch_sections only "$f" "$REPO/patches/${patches[q]}" > "$work/sections"
+		[ -s "$work/sections" ] || continue
+		patch -R -F0 -s --no-backup-if-mismatch "$out" < "$work/sections" > "$work/apply.log" 2>&1 || {
+			cat "$work/apply.log" >&2
+			die "patches/${patches[q]}'s changes to $f do not come out of it: refresh that patch"
+		}
+	done
+	echo "$out"
+}
+
 work=$(mktemp -d "$BUILD/patchset.XXXXXX" 2>/dev/null) || {
 	mkdir -p "$BUILD"
 	work=$(mktemp -d "$BUILD/patchset.XXXXXX")
@@ -118,7 +141,7 @@ for p in "${patches[@]}"; do
 		[ "${owner[$nf]}" = "$p" ] || continue
 		[ -z "$(git -C "$GITBASE" ls-files -- "$nf")" ] ||
 			die "patches/new-files: $nf already exists when $p is applied"
-		blob=$(git -C "$GITBASE" hash-object -w --no-filters -- "$REPO/$nf")
+		blob=$(git -C "$GITBASE" hash-object -w --no-filters -- "$(as_added "$nf" $((n - 1)))")
 		git -C "$GITBASE" update-index --add --cacheinfo "100644,$blob,$nf"
 		added="$added $nf"
 	done
@@ -131,6 +154,11 @@ for p in "${patches[@]}"; do
 	say "patchset: $n/${#patches[@]} $(hdr_subject "$f")${added:+ (adds$added)}"
 done
 git -C "$GITBASE" update-ref "refs/heads/$BRANCH" "$parent"
+# the series ends with the repository's files
+for nf in "${!owner[@]}"; do
+	git -C "$GITBASE" cat-file blob "$parent:$nf" | cmp -s - "$REPO/$nf" ||
+		die "the series does not end with $nf as the repository has it: a patch's sections for it are stale"
+done
 
 # The cover letter: first paragraph the subject, the rest the body.
 git -C "$GITBASE" config "branch.$BRANCH.description" "$(sed "s/@KVER@/$KVER/g" "$COVER")"
