@@ -9,9 +9,9 @@
  *
  * The settings of a port live in its struct ib_port_data, reached through
  * ib_port_roce(), and so share the device's lifetime: set from the defaults
- * when the device registers, freed with the device.  Only devices whose
- * driver declares, with IBK_ROCE_ENTROPY, that it follows the policy have
- * them; every other port keeps the builtin choice.
+ * when the device registers, freed with the device.  They count only on
+ * devices whose driver declares, with IBK_ROCE_ENTROPY, that it follows the
+ * policy; every other port keeps the builtin choice.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
