@@ -275,8 +275,11 @@ apply_series() {
 	while read -r p; do
 		case $p in ''|'#'*) continue ;; esac
 		[ -f "$dir/$p" ] || die "${series#"$REPO"/} names $p, which is missing"
-		if ! patch_sections without "$files" "$dir/$p" |
-			patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$src" > "$log" 2>&1; then
+		patch_sections without "$files" "$dir/$p" > "$log.in"
+		# a patch that only changes the series' new files: nothing here
+		if grep -q '^+++ ' "$log.in" &&
+			! patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$src" \
+				< "$log.in" > "$log" 2>&1; then
 			cat "$log" >&2
 			die "${dir#"$REPO"/}/$p does not apply to Linux $KVER ($KSRC) with the patches before it: refresh it"
 		fi
