@@ -411,8 +411,33 @@ smc_up() {
 		wait_for 10 port_active rxea2 && wait_for 10 port_active rxeb2
 }
 
+# rxea2's packets sent and received, "SENT RCVD": the second link's
+rxea2_pkts() {
+	local d=/sys/class/infiniband/rxea2/ports/1/hw_counters
+
+	echo "$(cat $d/sent_pkts) $(cat $d/rcvd_pkts)"
+}
+
+# smc_link2_used BEFORE: the second link (rxea2, rxeb2) sent and received
+# packets since rxea2_pkts said BEFORE.
+smc_link2_used() {
+	local now
+
+	read -r -a now <<< "$(rxea2_pkts)"
+	[ "${now[0]}" -gt "${1% *}" ] && [ "${now[1]}" -gt "${1#* }" ]
+}
+
+# SMC-R adds the link group's second link after the first, in its own
+# time: the capture must not end before that link carried packets both
+# ways (smc_links judges it).
 smc_data() {
-	step python3 "$rte_repo/tools/testing/tests/consumers.py" smc "$B4:4100" "$A4:4101" $SMC_BYTES
+	local before
+
+	before=$(rxea2_pkts)
+	step python3 "$rte_repo/tools/testing/tests/consumers.py" smc "$B4:4100" "$A4:4101" $SMC_BYTES ||
+		return 1
+	wait_for 20 smc_link2_used "$before" ||
+		echo "  the second link sent or received nothing in 20 s"
 }
 
 # smc_links: the link group's two links, each a connection of its own
