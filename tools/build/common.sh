@@ -215,11 +215,6 @@ collect_modules() {
 	done
 }
 
-# new_files: the files the series adds (patches/new-files), one a line.
-new_files() {
-	awk '!/^#/ && NF == 2 { print $2 }' "$REPO/patches/new-files"
-}
-
 # patch_sections MODE FILES PATCH: PATCH's diff sections of the files in
 # FILES (space-separated) with MODE "only", or all the others and the
 # header with MODE "without".  A patch of the series may change a file an
@@ -294,7 +289,7 @@ apply_series() {
 # distribution's kernel, whose kABI it keeps: compat/README.md).  Never
 # built in.
 stage_src() {
-	local d p f n src=${1:-$BUILD/src} compat=${2:-}
+	local d p f n src=${1:-$BUILD/src} compat=${2:-} added=
 
 	rm -rf "$src"
 	for d in $TREE_DIRS; do
@@ -306,8 +301,9 @@ stage_src() {
 		case $p in ''|'#'*) continue ;; esac
 		mkdir -p "$src/$(dirname "$f")"
 		cp "$REPO/$f" "$src/$f"
+		added="$added $f"
 	done < "$REPO/patches/new-files"
-	n="$(apply_series "$src" "$REPO/patches/series" "$(new_files | tr '\n' ' ')") patch(es)"
+	n="$(apply_series "$src" "$REPO/patches/series" "$added") patch(es)"
 	# IBK_ROCE_ENTROPY (patch 0001) takes the next free bit of the kernel
 	# capability flags; one that a stable update gave the same bit is
 	# refused before anything is built with it.

@@ -15,11 +15,10 @@ vm_modprobe() {
 }
 
 # ulps_rebuilt: the run's module tree has the kernel's other RDMA
-# consumers built against the series' headers in updates/ (make modules,
-# for a run of the series; not compat, stock or a distribution kernel).
+# consumers built against the series' headers in updates/: run.sh gives
+# only a run of the series that tree (not compat, stock or dist).
 ulps_rebuilt() {
-	[ "${rte_dist:-0}" != 1 ] && [ "$rte_stock" != 1 ] &&
-		[ -d "$rte_modroot/lib/modules/$(uname -r)/updates" ]
+	[ -d "$rte_modroot/lib/modules/$(uname -r)/updates" ]
 }
 
 # ulps_loaded_rebuilt: every loaded module that updates/ has is that
