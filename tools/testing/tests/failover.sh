@@ -190,18 +190,20 @@ pinned_run() {
 }
 
 # pinned_judge: both QPs of the application's connection still have its
-# label, and no move names either; the others moved.
+# label, and no move names either; the others moved.  A QPN is a device's:
+# the other end's QP of the same number may be one of the others.
 pinned_judge() {
-	local qpns q moved others
+	local qps dev q moved others
 
-	qpns=$(jq -r --argjson fl $((PINNED_FL)) '.[] | select(.type == "RC" and
+	qps=$(jq -r --argjson fl $((PINNED_FL)) '.[] | select(.type == "RC" and
 		.drv_roce_fl_source == "address" and (.drv_roce_flow_label | tonumber? // .) == $fl) |
-		.lqpn' "$LOGS/pinned.qps.json")
-	echo "  QPs with the application's label $PINNED_FL:" $qpns
-	[ "$(echo $qpns | wc -w)" = 2 ] || return 1
-	for q in $qpns; do
-		moved=$(grep -c " qpn=$q " "$LOGS/pinned.trace")
-		echo "  QPN $q: $moved moves"
+		"\(.ifname)/\(.lqpn)"' "$LOGS/pinned.qps.json")
+	echo "  QPs with the application's label $PINNED_FL:" $qps
+	[ "$(echo $qps | wc -w)" = 2 ] || return 1
+	for q in $qps; do
+		dev=${q%/*}
+		moved=$(grep -c "device=$dev port=[0-9]* qpn=${q#*/} " "$LOGS/pinned.trace")
+		echo "  $q: $moved moves"
 		[ "$moved" = 0 ] || return 1
 	done
 	others=$(grep -c . "$LOGS/pinned.trace")
