@@ -18,6 +18,13 @@ ports_of_qpn() {
 	fields infiniband.bth.destqp udp.srcport | awk -v q="$1" '$1 == q { print $2 }' | sort -u
 }
 
+# cm_up PID: process PID's rdma_cm ID is connected, or PID has ended
+# (how it ended is judged when it is waited for).
+cm_up() {
+	gone "$1" || rdma -j resource show cm_id |
+		jq -e --argjson p "$1" 'any(.[]; .pid == $p and .state == "CONNECT")'
+}
+
 # knob_switch_fail WHAT: say which step of knob_switch failed, with the
 # programs' own words, and fail it (knob_switch's rc).
 knob_switch_fail() {
@@ -90,23 +97,41 @@ knob_switch() {
 # below one in a billion, while a policy that did not spread would share
 # most.  The server is one persistent rping (-P), a thread per connection.
 many() {
-	local spid pids=() i rc=0 n=32 out
+	local spid pids=() pid log st i rc=0 n=32 out
 
 	set_policy rfc
 	capture_start many
 	rping -s -a "$B4" -P > /tmp/server.log 2>&1 &
 	spid=$!
 	wait_for 10 cm_listening "$B4" || return 1
-	# rping's server listens with a backlog of 3: stagger the starts a
-	# little; each client runs long enough for all 32 to overlap.
+	# rping's server listens with a backlog of 3: a connection request it
+	# has not yet read counts against it, and one over it is dropped, to
+	# be sent again by ib_cm seconds later (ucma's -ENOMEM).  So each
+	# client starts once the one before has connected; each runs long
+	# enough for all 32 to overlap.
 	for i in $(seq $n); do
-		timeout 120 rping -c -a "$B4" -I "$A4" -C 60 > "$rte_out/many-$i.log" 2>&1 &
+		if [ "$i" -gt 1 ] && ! wait_for 60 cm_up "${pids[-1]}"; then
+			rc=1
+			echo "  client $((i - 1)) did not connect in 60 s"
+		fi
+		rping -c -a "$B4" -I "$A4" -C 60 > "$rte_out/many-$i.log" 2>&1 &
 		pids+=($!)
-		sleep 0.2
 	done
 	for i in $(seq $n); do
-		wait "${pids[$((i - 1))]}" || rping_race "$rte_out/many-$i.log" ||
-			{ rc=1; echo "  client $i failed:"; tail -n 3 "$rte_out/many-$i.log"; }
+		pid=${pids[$((i - 1))]} log=$rte_out/many-$i.log
+		if ! wait_for 120 gone "$pid"; then
+			kill "$pid"
+			rc=1
+			echo "  client $i still running after 120 s:"
+			tail -n 3 "$log"
+			continue
+		fi
+		wait "$pid" && continue
+		st=$?
+		rping_race "$log" && continue
+		rc=1
+		echo "  client $i failed (exit $st):"
+		tail -n 3 "$log"
 	done
 	kill $spid
 	wait $spid
