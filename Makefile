@@ -12,9 +12,10 @@
 #                         KDIR=/lib/modules/<release>/build: against that
 #                         installed 6.12 kernel, into build/kdir/<release>/;
 #                         COMPAT=1: with compat/, into build/modules-compat
-#   make series-check     each patch on pristine 6.12: git am, W=1 + sparse,
-#                         checkpatch, get_maintainer (KTAP)
-#   make patchset         build/patchset/: the series as git format-patch
+#   make series-check     each patch of both series on pristine 6.12: git am,
+#                         W=1 + sparse, checkpatch, get_maintainer (KTAP)
+#   make patchset         build/patchset/: the series as git format-patch,
+#                         the RFC series in build/patchset/rfc/
 #   make tools            build/bin/: roce-entropy, roce-ping, roce-qps, rxe-wqe-av
 #   make kunit            the KUnit suites with kunit.py under QEMU
 #   make fuzz             libFuzzer on roce-entropy, FUZZ_SECONDS=30 per target

@@ -284,10 +284,10 @@ apply_series() {
 }
 
 # stage_src [DIR [compat]]: DIR (default $BUILD/src) = the kernel's copies
-# of $TREE_DIRS, our new files on top, then patches/series applied in
-# order; with "compat", compat/series after them (the build for a
-# distribution's kernel, whose kABI it keeps: compat/README.md).  Never
-# built in.
+# of $TREE_DIRS, our new files on top, then patches/series and the RFC
+# series on top of it, patches/rfc/series, applied in order; with
+# "compat", compat/series after them (the build for a distribution's
+# kernel, whose kABI it keeps: compat/README.md).  Never built in.
 stage_src() {
 	local d p f n src=${1:-$BUILD/src} compat=${2:-} added=
 
@@ -304,6 +304,7 @@ stage_src() {
 		added="$added $f"
 	done < "$REPO/patches/new-files"
 	n="$(apply_series "$src" "$REPO/patches/series" "$added") patch(es)"
+	n="$n and $(apply_series "$src" "$REPO/patches/rfc/series" "$added") of rfc/"
 	# IBK_ROCE_ENTROPY (patch 0001) takes the next free bit of the kernel
 	# capability flags; one that a stable update gave the same bit is
 	# refused before anything is built with it.

@@ -3,7 +3,8 @@
 # make check's "cover letters": the texts a reviewer reads first name
 # every interface the patches add, in KTAP on stdout.
 #   - patches/cover-letter.txt, for the series of build/patchset (make
-#     patchset): each export (EXPORT_SYMBOL, EXPORT_SYMBOL_GPL; those
+#     patchset), and patches/rfc/cover-letter.txt for the RFC series on top
+#     of it, build/patchset/rfc: each export (EXPORT_SYMBOL, EXPORT_SYMBOL_GPL; those
 #     _IF_KUNIT are the tests'), tracepoint, module parameter, sysfs
 #     attribute (the last part of a Documentation/ABI What:), rdma netlink
 #     attribute and enum of include/uapi/rdma, driver attribute of the
@@ -20,11 +21,13 @@
 #     what the kernel's Sphinx build trips over first).
 # Then the checks themselves: the cover letter without the series' first
 # export must fail, so must a patch that names the kABI, and so must a
-# table with text in its column margin.  COVER=FILE and COMPAT_README=FILE check other texts.
+# table with text in its column margin.  COVER=FILE, RFC_COVER=FILE and
+# COMPAT_README=FILE check other texts.
 . "$(dirname "$0")/common.sh"
 
 PSET=$BUILD/patchset
 COVER=${COVER:-$REPO/patches/cover-letter.txt}
+RFC_COVER=${RFC_COVER:-$REPO/patches/rfc/cover-letter.txt}
 COMPAT_README=${COMPAT_README:-$REPO/compat/README.md}
 ksrc_init rdma >&2
 . "$KSRC/$KTAP_HELPERS"
@@ -133,6 +136,9 @@ count_is() {
 mapfile -t patches < <(find "$PSET" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
 	! -name '0000-cover-letter.patch' | sort)
 [ ${#patches[@]} -gt 0 ] || die "no patches in $PSET"
+mapfile -t rfcs < <(find "$PSET/rfc" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+	! -name '0000-cover-letter.patch' 2>/dev/null | sort)
+[ ${#rfcs[@]} -gt 0 ] || die "no patches in $PSET/rfc: run 'make patchset' first"
 mapfile -t compats < <(sed -e '/^#/d' -e '/^$/d' -e "s|^|$REPO/compat/|" "$REPO/compat/series")
 
 series_names=$(added "${patches[@]}")
@@ -142,30 +148,39 @@ compat_names=
 mapfile -t rsts < <(awk '!/^#/ && $2 ~ /\.rst$/ { print $2 }' "$REPO/patches/new-files")
 
 ktap_print_header
-ktap_set_plan $((8 + ${#rsts[@]}))
+ktap_set_plan $((11 + ${#rsts[@]}))
 
-echo "# the series adds $(wc -l <<< "$series_names") interfaces:"
-sed 's/^/#   /' <<< "$series_names"
-missing=$(unnamed "$COVER" <<< "$series_names")
-[ -z "$missing" ] || sed 's/^/# not in the cover letter: /' <<< "$missing"
-if [ -z "$missing" ] && [ -n "$series_names" ]; then
-	ktap_test_pass "the cover letter names every interface the series adds"
-else
-	ktap_test_fail "the cover letter names every interface the series adds"
-fi
+# cover_checks WHAT COVER NAMES: COVER names each of NAMES ("KIND NAME"
+# lines, what a series adds) and counts its exports and tracepoints.
+cover_checks() {
+	local what=$1 cover=$2 names=$3 missing n
 
-n=$(grep -c '^export ' <<< "$series_names")
-if count_is "$COVER" "New exports" "$n"; then
-	ktap_test_pass "the cover letter counts the series' $n exports"
-else
-	ktap_test_fail "the cover letter counts the series' $n exports"
-fi
-n=$(grep -c '^tracepoint ' <<< "$series_names")
-if count_is "$COVER" "New tracepoints" "$n"; then
-	ktap_test_pass "the cover letter counts the series' $n tracepoints"
-else
-	ktap_test_fail "the cover letter counts the series' $n tracepoints"
-fi
+	echo "# $what adds $(wc -l <<< "$names") interfaces:"
+	sed 's/^/#   /' <<< "$names"
+	missing=$(unnamed "$cover" <<< "$names")
+	[ -z "$missing" ] || sed 's/^/# not in the cover letter: /' <<< "$missing"
+	if [ -z "$missing" ] && [ -n "$names" ]; then
+		ktap_test_pass "$what: the cover letter names every interface the series adds"
+	else
+		ktap_test_fail "$what: the cover letter names every interface the series adds"
+	fi
+
+	n=$(grep -c '^export ' <<< "$names")
+	if count_is "$cover" "New exports" "$n"; then
+		ktap_test_pass "$what: the cover letter counts the series' $n exports"
+	else
+		ktap_test_fail "$what: the cover letter counts the series' $n exports"
+	fi
+	n=$(grep -c '^tracepoint ' <<< "$names")
+	if count_is "$cover" "New tracepoints" "$n"; then
+		ktap_test_pass "$what: the cover letter counts the series' $n tracepoints"
+	else
+		ktap_test_fail "$what: the cover letter counts the series' $n tracepoints"
+	fi
+}
+
+cover_checks "the series" "$COVER" "$series_names"
+cover_checks "the RFC series (re-path)" "$RFC_COVER" "$(added "${rfcs[@]}")"
 
 missing=$(grep -E '^(export|module-parameter) ' <<< "$compat_names" | unnamed "$COMPAT_README")
 [ -z "$missing" ] || sed 's/^/# not in compat\/README.md: /' <<< "$missing"
@@ -175,7 +190,8 @@ else
 	ktap_test_fail "compat/README.md names every export and module parameter compat/ adds"
 fi
 
-words=$(distro_words "$PSET"/[0-9][0-9][0-9][0-9]-*.patch | sed "s|^$PSET/||" || true)
+words=$(distro_words "$PSET"/[0-9][0-9][0-9][0-9]-*.patch "$PSET"/rfc/[0-9][0-9][0-9][0-9]-*.patch |
+	sed "s|^$PSET/||" || true)
 [ -z "$words" ] || sed 's/^/# /' <<< "$words"
 if [ -z "$words" ]; then
 	ktap_test_pass "the posting says nothing of a distribution's kABI, DKMS or compat/"

@@ -4,7 +4,9 @@
 # against Linux 6.12, in build/patchset/: 0000-cover-letter.patch (from
 # patches/cover-letter.txt), then one commit per entry of patches/series:
 # the quilt patch plus the new files that patches/new-files gives it, with
-# the patch's From:, Subject: and description as author and message.
+# the patch's From:, Subject: and description as author and message.  The
+# RFC series on top of it, patches/rfc/ (re-path), the same way in
+# build/patchset/rfc/, its subjects "[RFC PATCH n/m]".
 #
 # A later patch may change a file an earlier one added: the repository has
 # the file as the whole series leaves it, and the earlier patch adds it
@@ -22,6 +24,8 @@ OUT=$BUILD/patchset
 SERIES=$REPO/patches/series
 NEWFILES=$REPO/patches/new-files
 COVER=$REPO/patches/cover-letter.txt
+RFC_SERIES=$REPO/patches/rfc/series
+RFC_COVER=$REPO/patches/rfc/cover-letter.txt
 
 # The user's git configuration must not change the output.
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
@@ -46,25 +50,38 @@ hdr_body() {
 [ -f "$SERIES" ] || die "patches/series is missing"
 [ -f "$NEWFILES" ] || die "patches/new-files is missing"
 [ -s "$COVER" ] || die "patches/cover-letter.txt is missing or empty"
+[ -f "$RFC_SERIES" ] || die "patches/rfc/series is missing"
+[ -s "$RFC_COVER" ] || die "patches/rfc/cover-letter.txt is missing or empty"
+# patches: those of both series, by their path under patches/; the first
+# nmain are patches/series'.
 patches=()
-while read -r p; do
-	case $p in ''|'#'*) continue ;; esac
-	f=$REPO/patches/$p
-	[ -f "$f" ] || die "patches/series names $p, which is missing"
-	grep -qE '^[^<>]+ <[^<>@ ]+@[^<>@ ]+>$' <<< "$(hdr_from "$f")" ||
-		die "patches/$p: no 'From: Name <address>' line in its header"
-	[ -n "$(hdr_subject "$f")" ] || die "patches/$p: no 'Subject:' line in its header"
-	grep -q '^Signed-off-by: ' <<< "$(hdr_body "$f")" ||
-		die "patches/$p: no Signed-off-by: in its description"
-	patches+=("$p")
-done < "$SERIES"
-[ ${#patches[@]} -gt 0 ] || die "patches/series lists no patch"
+# read_series FILE DIR: append FILE's patches, in DIR under patches/.
+read_series() {
+	local p f
+
+	while read -r p; do
+		case $p in ''|'#'*) continue ;; esac
+		f=$REPO/patches/$2$p
+		[ -f "$f" ] || die "patches/${2}series names $p, which is missing"
+		grep -qE '^[^<>]+ <[^<>@ ]+@[^<>@ ]+>$' <<< "$(hdr_from "$f")" ||
+			die "patches/$2$p: no 'From: Name <address>' line in its header"
+		[ -n "$(hdr_subject "$f")" ] || die "patches/$2$p: no 'Subject:' line in its header"
+		grep -q '^Signed-off-by: ' <<< "$(hdr_body "$f")" ||
+			die "patches/$2$p: no Signed-off-by: in its description"
+		patches+=("$2$p")
+	done < "$1"
+}
+read_series "$SERIES" ""
+nmain=${#patches[@]}
+[ "$nmain" -gt 0 ] || die "patches/series lists no patch"
+read_series "$RFC_SERIES" rfc/
+[ ${#patches[@]} -gt "$nmain" ] || die "patches/rfc/series lists no patch"
 
 declare -A owner=()
 while read -r p f rest; do
 	case $p in ''|'#'*) continue ;; esac
 	[ -n "$f" ] && [ -z "$rest" ] || die "patches/new-files: want 'PATCH FILE', got '$p $f $rest'"
-	grep -qxF "$p" <<< "$(printf '%s\n' "${patches[@]}")" ||
+	grep -qxF "$p" <<< "$(printf '%s\n' "${patches[@]:0:nmain}")" ||
 		die "patches/new-files: $p is not in patches/series"
 	[ -f "$REPO/$f" ] || die "patches/new-files: $f does not exist"
 	[ -z "${owner[$f]:-}" ] || die "patches/new-files: $f is listed twice"
@@ -152,20 +169,26 @@ for p in "${patches[@]}"; do
 		GIT_AUTHOR_NAME=${from% <*} GIT_AUTHOR_EMAIL=${email%>} GIT_AUTHOR_DATE=$DATE \
 		git -C "$GITBASE" commit-tree "$tree" -p "$parent")
 	say "patchset: $n/${#patches[@]} $(hdr_subject "$f")${added:+ (adds$added)}"
+	[ "$n" != "$nmain" ] || git -C "$GITBASE" update-ref "refs/heads/$BRANCH" "$parent"
 done
-git -C "$GITBASE" update-ref "refs/heads/$BRANCH" "$parent"
+git -C "$GITBASE" update-ref "refs/heads/$BRANCH-rfc" "$parent"
 # the series ends with the repository's files
 for nf in "${!owner[@]}"; do
 	git -C "$GITBASE" cat-file blob "$parent:$nf" | cmp -s - "$REPO/$nf" ||
 		die "the series does not end with $nf as the repository has it: a patch's sections for it are stale"
 done
 
-# The cover letter: first paragraph the subject, the rest the body.
+# The cover letters: first paragraph the subject, the rest the body.
 git -C "$GITBASE" config "branch.$BRANCH.description" "$(sed "s/@KVER@/$KVER/g" "$COVER")"
 git -C "$GITBASE" format-patch -q --cover-letter --cover-from-description=subject \
 	-o "$work/out" "base..$BRANCH"
-! grep -q '\*\*\* \(SUBJECT\|BLURB\) HERE \*\*\*' "$work/out/0000-cover-letter.patch" ||
-	die "format-patch did not take the cover letter from patches/cover-letter.txt"
+git -C "$GITBASE" config "branch.$BRANCH-rfc.description" "$(sed "s/@KVER@/$KVER/g" "$RFC_COVER")"
+git -C "$GITBASE" format-patch -q --cover-letter --cover-from-description=subject \
+	--subject-prefix="RFC PATCH" -o "$work/out/rfc" "$BRANCH..$BRANCH-rfc"
+for c in "$work/out/0000-cover-letter.patch" "$work/out/rfc/0000-cover-letter.patch"; do
+	! grep -q '\*\*\* \(SUBJECT\|BLURB\) HERE \*\*\*' "$c" ||
+		die "format-patch did not take the cover letter from patches/${c#"$work/out/"}"
+done
 rm -rf "$OUT"
 mv "$work/out" "$OUT"
 say "patchset: $OUT: $(cd "$OUT" && echo *)"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make series-check: the series as a maintainer takes it, one patch at a
 # time on pristine 6.12, with its results in KTAP on stdout (progress on
-# stderr).  For each patch of build/patchset/ (make patchset):
+# stderr).  For each patch of build/patchset/ (make patchset), then of
+# the RFC series on top of it, build/patchset/rfc/:
 #   - git am, on a worktree of the pristine directories the series touches;
 #   - a W=1 build of drivers/infiniband against the test kernel, out of
 #     tree as `make modules` builds it, then sparse (C=2) on the series' C
@@ -54,9 +55,14 @@ command -v sparse >/dev/null || die "sparse is missing: run 'make deps'"
 . "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
 
 PSET=$BUILD/patchset
+# the series, then the RFC series on top of it (rfc/)
 mapfile -t patches < <(find "$PSET" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
 	! -name '0000-cover-letter.patch' | sort)
 [ ${#patches[@]} -gt 0 ] || die "no patches in $PSET"
+mapfile -t rfcs < <(find "$PSET/rfc" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+	! -name '0000-cover-letter.patch' | sort)
+[ ${#rfcs[@]} -gt 0 ] || die "no patches in $PSET/rfc"
+patches+=("${rfcs[@]}")
 
 SC=$CACHE/series-${KBUILD##*/kernel-}-${GITBASE##*-}
 WT=$SC/src
@@ -314,8 +320,10 @@ fi
 
 applied=1 failed=0
 for p in "${patches[@]}"; do
-	name=$(basename "$p" .patch)
+	name=${p#"$PSET"/}
+	name=${name%.patch}
 	log=$LOGS/${name%%-*}.log
+	log=${log/rfc\//rfc-}
 	: > "$log"
 	if [ $applied = 0 ]; then
 		for i in $(seq "$(checks_of "$p")"); do
