@@ -215,6 +215,14 @@ collect_modules() {
 	done
 }
 
+# posting_patches DIR: the patches of a directory `make patchset` wrote
+# (build/patchset, or its RFC series in rfc/), in order, without the cover
+# letter.
+posting_patches() {
+	find "$1" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+		! -name '0000-cover-letter.patch' 2>/dev/null | sort
+}
+
 # patch_sections MODE FILES PATCH: PATCH's diff sections of the files in
 # FILES (space-separated) with MODE "only", or all the others and the
 # header with MODE "without".  A patch of the series may change a file an

@@ -133,11 +133,9 @@ count_is() {
 }
 
 [ -d "$PSET" ] || die "no $PSET: run 'make patchset' first"
-mapfile -t patches < <(find "$PSET" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
-	! -name '0000-cover-letter.patch' | sort)
+mapfile -t patches < <(posting_patches "$PSET")
 [ ${#patches[@]} -gt 0 ] || die "no patches in $PSET"
-mapfile -t rfcs < <(find "$PSET/rfc" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
-	! -name '0000-cover-letter.patch' 2>/dev/null | sort)
+mapfile -t rfcs < <(posting_patches "$PSET/rfc")
 [ ${#rfcs[@]} -gt 0 ] || die "no patches in $PSET/rfc: run 'make patchset' first"
 mapfile -t compats < <(sed -e '/^#/d' -e '/^$/d' -e "s|^|$REPO/compat/|" "$REPO/compat/series")
 

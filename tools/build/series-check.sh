@@ -56,11 +56,9 @@ command -v sparse >/dev/null || die "sparse is missing: run 'make deps'"
 
 PSET=$BUILD/patchset
 # the series, then the RFC series on top of it (rfc/)
-mapfile -t patches < <(find "$PSET" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
-	! -name '0000-cover-letter.patch' | sort)
+mapfile -t patches < <(posting_patches "$PSET")
 [ ${#patches[@]} -gt 0 ] || die "no patches in $PSET"
-mapfile -t rfcs < <(find "$PSET/rfc" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
-	! -name '0000-cover-letter.patch' | sort)
+mapfile -t rfcs < <(posting_patches "$PSET/rfc")
 [ ${#rfcs[@]} -gt 0 ] || die "no patches in $PSET/rfc"
 patches+=("${rfcs[@]}")
 
