@@ -328,8 +328,13 @@ stage_src() {
 }
 
 # sync_tree SRC DST [rsync options]: copy changed files only, so that make
-# rebuilds only what changed.
+# rebuilds only what changed.  A file (MAINTAINERS) is copied if it
+# changed; the options are for directories.
 sync_tree() {
+	if [ ! -d "$1" ]; then
+		rsync -lc "$1" "$2"
+		return
+	fi
 	mkdir -p "$2"
 	rsync -rlc "${@:3}" "$1/" "$2/"
 }

@@ -213,7 +213,7 @@ ecmp_flowing() {
 # OUT.link (the link) and OUT.phases: a line per phase ("quiet", then each
 # DIR): its name, its start and end (ms since the epoch, as the client's
 # start_unix_ms) and the moves rxea and rxeb made in it (A_REQ A_RESP
-# B_REQ B_RESP), and OUT.qps.json: `rdma -j -dd res show qp` after the
+# B_REQ B_RESP), and OUT.qps.json: `roce-entropy qp --json` after the
 # last phase.  Fails when the connections do not come up or the client
 # does not report; a failed connection is the report's to judge.
 ecmp_failover() {
@@ -268,7 +268,7 @@ ecmp_failover() {
 			"$((m1[2] - m0[2])) $((m1[3] - m0[3]))" >> "$out.phases"
 	done
 	# what each QP uses now, while the connections are still up
-	rdma -j -dd res show qp > "$out.qps.json" || rc=1
+	"$TOOL" qp --json > "$out.qps.json" || rc=1
 	touch "$out.stop"
 	wait_for 30 gone $cpid || { kill $cpid; rc=1; }
 	wait $cpid || true # 1 when a connection failed: judged from the JSON

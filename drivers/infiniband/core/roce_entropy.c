@@ -68,31 +68,22 @@ const char *rdma_entropy_name(enum rdma_entropy_policy policy)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_name);
 
-static const char * const rdma_entropy_source_names[RDMA_ENTROPY_SRC_NR] = {
-	[RDMA_ENTROPY_SRC_UNSET] = "unset",
-	[RDMA_ENTROPY_SRC_ADDRESS] = "address",
-	[RDMA_ENTROPY_SRC_QPN] = "qpn",
-	[RDMA_ENTROPY_SRC_NONE] = "none",
-	[RDMA_ENTROPY_SRC_PER_SEND] = "per-send",
-	[RDMA_ENTROPY_SRC_PER_AH] = "per-ah",
-	[RDMA_ENTROPY_SRC_PER_QP] = "per-qp",
+/* The uAPI's values are the policies' own. */
+static_assert((int)RDMA_NL_ROCE_ENTROPY_BUILTIN == (int)RDMA_ENTROPY_BUILTIN &&
+	      (int)RDMA_NL_ROCE_ENTROPY_OFF == (int)RDMA_ENTROPY_OFF &&
+	      (int)RDMA_NL_ROCE_ENTROPY_RFC == (int)RDMA_ENTROPY_RFC &&
+	      (int)RDMA_NL_ROCE_ENTROPY_MIX == (int)RDMA_ENTROPY_MIX &&
+	      (int)RDMA_NL_ROCE_ENTROPY_MIX + 1 == (int)RDMA_ENTROPY_NR);
+
+/* The resource dump's value of each source a QP can have. */
+static const u8 rdma_entropy_nl_sources[RDMA_ENTROPY_SRC_NR] = {
+	[RDMA_ENTROPY_SRC_ADDRESS] = RDMA_NL_ROCE_FL_SOURCE_ADDRESS,
+	[RDMA_ENTROPY_SRC_QPN] = RDMA_NL_ROCE_FL_SOURCE_QPN,
+	[RDMA_ENTROPY_SRC_NONE] = RDMA_NL_ROCE_FL_SOURCE_NONE,
+	[RDMA_ENTROPY_SRC_PER_SEND] = RDMA_NL_ROCE_FL_SOURCE_PER_SEND,
+	[RDMA_ENTROPY_SRC_PER_AH] = RDMA_NL_ROCE_FL_SOURCE_PER_AH,
+	[RDMA_ENTROPY_SRC_PER_QP] = RDMA_NL_ROCE_FL_SOURCE_PER_QP,
 };
-
-/**
- * rdma_entropy_source_name - the name of a source, as the resource dump
- *                            shows it
- * @source: the source
- *
- * Return: the source's name, "unknown" for a value that names none.
- */
-const char *rdma_entropy_source_name(enum rdma_entropy_source source)
-{
-	if (source >= RDMA_ENTROPY_SRC_NR)
-		return "unknown";
-
-	return rdma_entropy_source_names[source];
-}
-EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_source_name);
 
 /* Whether @source gives the QP one flow label and port for every packet. */
 static bool rdma_entropy_source_fixed(enum rdma_entropy_source source)
@@ -108,42 +99,39 @@ static bool rdma_entropy_source_fixed(enum rdma_entropy_source source)
  * @msg: the dump's message, at the QP's entry
  * @st: the QP's entropy
  *
- * For a driver's fill_res_qp_entry(): the driver attributes "roce_entropy"
- * (the policy), "roce_fl_source" (where the entropy comes from) and, when
- * the QP sends every packet with one flow label and port, "roce_flow_label"
- * and "roce_udp_sport".  `rdma res show qp -dd` prints them.  A QP that has
- * no entropy yet (RDMA_ENTROPY_SRC_UNSET) gets none.
+ * For a driver's fill_res_qp_entry(): RDMA_NLDEV_ATTR_RES_ROCE_ENTROPY (the
+ * policy), RDMA_NLDEV_ATTR_RES_ROCE_FL_SOURCE (where the entropy comes
+ * from) and, when the QP sends every packet with one flow label and port,
+ * RDMA_NLDEV_ATTR_RES_ROCE_FLOW_LABEL and RDMA_NLDEV_ATTR_RES_ROCE_UDP_SPORT.
+ * A QP that has no entropy yet (RDMA_ENTROPY_SRC_UNSET) gets none.
  *
- * Return: 0, or -EMSGSIZE when the message is full.
+ * Return: 0, or -EMSGSIZE when the message is full; the message is then
+ * as it was.
  */
 int rdma_entropy_fill_res_qp(struct sk_buff *msg,
 			     const struct rdma_entropy_state *st)
 {
-	struct nlattr *table;
+	unsigned char *mark = skb_tail_pointer(msg);
 
-	if (st->source == RDMA_ENTROPY_SRC_UNSET)
+	if (st->source == RDMA_ENTROPY_SRC_UNSET ||
+	    st->source >= RDMA_ENTROPY_SRC_NR || st->policy >= RDMA_ENTROPY_NR)
 		return 0;
 
-	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
-	if (!table)
-		return -EMSGSIZE;
-
-	if (rdma_nl_put_driver_string(msg, "roce_entropy",
-				      rdma_entropy_name(st->policy)) ||
-	    rdma_nl_put_driver_string(msg, "roce_fl_source",
-				      rdma_entropy_source_name(st->source)))
+	if (nla_put_u8(msg, RDMA_NLDEV_ATTR_RES_ROCE_ENTROPY, st->policy) ||
+	    nla_put_u8(msg, RDMA_NLDEV_ATTR_RES_ROCE_FL_SOURCE,
+		       rdma_entropy_nl_sources[st->source]))
 		goto err;
 	if (rdma_entropy_source_fixed(st->source) &&
-	    (rdma_nl_put_driver_u32_hex(msg, "roce_flow_label",
-					st->flow_label) ||
-	     rdma_nl_put_driver_u32(msg, "roce_udp_sport", st->udp_sport)))
+	    (nla_put_u32(msg, RDMA_NLDEV_ATTR_RES_ROCE_FLOW_LABEL,
+			 st->flow_label) ||
+	     nla_put_u16(msg, RDMA_NLDEV_ATTR_RES_ROCE_UDP_SPORT,
+			 st->udp_sport)))
 		goto err;
 
-	nla_nest_end(msg, table);
 	return 0;
 
 err:
-	nla_nest_cancel(msg, table);
+	nlmsg_trim(msg, mark);
 	return -EMSGSIZE;
 }
 EXPORT_SYMBOL(rdma_entropy_fill_res_qp);

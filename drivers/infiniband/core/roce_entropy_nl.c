@@ -12,12 +12,6 @@
 
 #include "core_priv.h"
 
-/* The uAPI's values are the policies' own. */
-static_assert((int)RDMA_NL_ROCE_ENTROPY_BUILTIN == (int)RDMA_ENTROPY_BUILTIN &&
-	      (int)RDMA_NL_ROCE_ENTROPY_OFF == (int)RDMA_ENTROPY_OFF &&
-	      (int)RDMA_NL_ROCE_ENTROPY_RFC == (int)RDMA_ENTROPY_RFC &&
-	      (int)RDMA_NL_ROCE_ENTROPY_MIX == (int)RDMA_ENTROPY_MIX &&
-	      (int)RDMA_NL_ROCE_ENTROPY_MIX + 1 == (int)RDMA_ENTROPY_NR);
 /* RDMA_NLDEV_SYS_ATTR_ROCE_REPATH: 0 off, 1 on */
 static_assert(RDMA_REPATH_OFF == 0 && RDMA_REPATH_ON == 1 && RDMA_REPATH_NR == 2);
 

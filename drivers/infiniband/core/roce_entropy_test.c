@@ -1154,36 +1154,38 @@ static void roce_entropy_names_round_trip(struct kunit *test)
 
 /* ---- the QP's entropy in the rdma netlink resource dump ---- */
 
+/* An attribute the dump must not have. */
+#define NO_ATTR	(-1LL)
+
 struct fill_res_case {
 	const char *desc;
 	struct rdma_entropy_state st;
-	const char *expected;
+	/* the values of the four attributes, or NO_ATTR */
+	long long policy, source, flow_label, udp_sport;
 };
 
-/*
- * What `rdma res show qp -dd` would print, key and value of each driver
- * attribute in order ("0x" for those printed in hexadecimal); "" when the
- * QP gets no driver table.
- */
+/* The uAPI's values, written out: the enums' order is ABI. */
 static const struct fill_res_case fill_res_cases[] = {
 	{ "unset", { 0x144, 0xc144, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_UNSET },
-	  "" },
+	  NO_ATTR, NO_ATTR, NO_ATTR, NO_ATTR },
 	{ "rfc qpn", { 0x144, 0xc144, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_QPN },
-	  "roce_entropy rfc roce_fl_source qpn roce_flow_label 0x144 roce_udp_sport 49476" },
+	  2, 1, 0x144, 0xc144 },
 	{ "mix address",
 	  { 0xabcde, 0xfcf4, RDMA_ENTROPY_MIX, RDMA_ENTROPY_SRC_ADDRESS },
-	  "roce_entropy mix roce_fl_source address roce_flow_label 0xabcde roce_udp_sport 64756" },
+	  3, 0, 0xabcde, 0xfcf4 },
 	{ "off none", { 0, 0xc000, RDMA_ENTROPY_OFF, RDMA_ENTROPY_SRC_NONE },
-	  "roce_entropy off roce_fl_source none roce_flow_label 0x0 roce_udp_sport 49152" },
+	  1, 2, 0, 0xc000 },
 	{ "builtin per-qp", { 0, 0xd872, RDMA_ENTROPY_BUILTIN,
 			    RDMA_ENTROPY_SRC_PER_QP },
-	  "roce_entropy builtin roce_fl_source per-qp roce_flow_label 0x0 roce_udp_sport 55410" },
+	  0, 5, 0, 0xd872 },
 	{ "rfc per-send", { 0, 0, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_PER_SEND },
-	  "roce_entropy rfc roce_fl_source per-send" },
+	  2, 3, NO_ATTR, NO_ATTR },
 	{ "off per-ah", { 0, 0, RDMA_ENTROPY_OFF, RDMA_ENTROPY_SRC_PER_AH },
-	  "roce_entropy off roce_fl_source per-ah" },
-	{ "bad values", { 0, 0, RDMA_ENTROPY_NR, RDMA_ENTROPY_SRC_NR },
-	  "roce_entropy unknown roce_fl_source unknown" },
+	  1, 4, NO_ATTR, NO_ATTR },
+	{ "bad policy", { 0x144, 0xc144, RDMA_ENTROPY_NR, RDMA_ENTROPY_SRC_QPN },
+	  NO_ATTR, NO_ATTR, NO_ATTR, NO_ATTR },
+	{ "bad source", { 0x144, 0xc144, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_NR },
+	  NO_ATTR, NO_ATTR, NO_ATTR, NO_ATTR },
 };
 
 static void fill_res_desc(const struct fill_res_case *c, char *desc)
@@ -1194,68 +1196,59 @@ static void fill_res_desc(const struct fill_res_case *c, char *desc)
 KUNIT_ARRAY_PARAM(fill_res, fill_res_cases, fill_res_desc);
 
 /*
- * Render the driver table of @msg as iproute2's rdma prints it: a key, an
- * optional print type, a value, and again.
+ * Read the attributes of @msg back: each of the four at most once, with
+ * its size, and nothing else.
  */
-static void render_driver_table(struct kunit *test, struct sk_buff *msg,
-				char *buf, size_t size)
+static void read_res_attrs(struct kunit *test, struct sk_buff *msg,
+			   long long val[4])
 {
-	bool key = true, hex = false;
-	struct nlattr *table, *a;
-	size_t len = 0;
-	int rem;
+	static const int size[4] = { 1, 1, 4, 2 };
+	struct nlattr *a;
+	int i, rem;
 
-	buf[0] = '\0';
-	if (!msg->len)
-		return;
-	table = (struct nlattr *)msg->data;
-	KUNIT_ASSERT_EQ(test, nla_type(table), RDMA_NLDEV_ATTR_DRIVER);
-	KUNIT_ASSERT_EQ(test, nla_total_size(nla_len(table)), msg->len);
-	nla_for_each_nested(a, table, rem) {
-		switch (nla_type(a)) {
-		case RDMA_NLDEV_ATTR_DRIVER_STRING:
-			len += scnprintf(buf + len, size - len, "%s%s",
-					 len ? " " : "", (char *)nla_data(a));
-			key = !key;
+	for (i = 0; i < 4; i++)
+		val[i] = NO_ATTR;
+	nla_for_each_attr(a, (struct nlattr *)msg->data, msg->len, rem) {
+		i = nla_type(a) - RDMA_NLDEV_ATTR_RES_ROCE_ENTROPY;
+		KUNIT_ASSERT_TRUE_MSG(test, i >= 0 && i < 4,
+				      "unexpected attribute %d", nla_type(a));
+		KUNIT_ASSERT_EQ(test, val[i], NO_ATTR);
+		KUNIT_ASSERT_EQ(test, nla_len(a), size[i]);
+		switch (size[i]) {
+		case 1:
+			val[i] = nla_get_u8(a);
 			break;
-		case RDMA_NLDEV_ATTR_DRIVER_PRINT_TYPE:
-			KUNIT_EXPECT_FALSE(test, key);
-			hex = nla_get_u8(a) == RDMA_NLDEV_PRINT_TYPE_HEX;
-			break;
-		case RDMA_NLDEV_ATTR_DRIVER_U32:
-			KUNIT_EXPECT_FALSE(test, key);
-			len += scnprintf(buf + len, size - len,
-					 hex ? " 0x%x" : " %u", nla_get_u32(a));
-			hex = false;
-			key = true;
+		case 2:
+			val[i] = nla_get_u16(a);
 			break;
 		default:
-			KUNIT_FAIL(test, "unexpected attribute %d", nla_type(a));
+			val[i] = nla_get_u32(a);
 		}
 	}
-	KUNIT_EXPECT_TRUE(test, key);
+	KUNIT_EXPECT_EQ(test, rem, 0);
 }
 
 static void roce_entropy_fill_res(struct kunit *test)
 {
 	const struct fill_res_case *c = test->param_value;
 	struct sk_buff *msg;
-	char *buf;
+	long long val[4];
 
 	msg = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, msg);
-	buf = kunit_kzalloc(test, 256, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
 
 	KUNIT_EXPECT_EQ(test, rdma_entropy_fill_res_qp(msg, &c->st), 0);
-	render_driver_table(test, msg, buf, 256);
-	KUNIT_EXPECT_STREQ(test, buf, c->expected);
+	read_res_attrs(test, msg, val);
+	KUNIT_EXPECT_EQ(test, val[0], c->policy);
+	KUNIT_EXPECT_EQ(test, val[1], c->source);
+	KUNIT_EXPECT_EQ(test, val[2], c->flow_label);
+	KUNIT_EXPECT_EQ(test, val[3], c->udp_sport);
 	kfree_skb(msg);
 }
 
 /*
- * A message without room for the whole table: -EMSGSIZE, and nothing of
- * the table is left in it; with exactly the room, the table.
+ * A message without room for all four attributes: -EMSGSIZE, and none of
+ * them is left in it; with exactly the room, all four.
  */
 static void roce_entropy_fill_res_full(struct kunit *test)
 {

@@ -21,6 +21,7 @@ _roce_entropy_tools_opts()
 	roce-entropy:policy | roce-entropy:policy-show | roce-entropy:policy-default | \
 		roce-entropy:policy-repath) echo "--json" ;;
 	roce-entropy:policy-set) echo "--json" ;;
+	roce-entropy:qp) echo "--json" ;;
 	roce-ping:server)
 		echo "--bind --port --connections --size --close-at-once --messages" \
 			"--qp-timeout --retry-count --keep-going --one-way" ;;
@@ -72,7 +73,7 @@ _roce_entropy_tools()
 	local prog=${COMP_WORDS[0]##*/} subs='' sub='' i words
 
 	case $prog in
-	roce-entropy) subs="flow-label udp-sport simulate pcap audit ecmp-report status policy" ;;
+	roce-entropy) subs="flow-label udp-sport simulate pcap audit ecmp-report status policy qp" ;;
 	roce-ping) subs="server client" ;;
 	esac
 	for ((i = 1; i < COMP_CWORD; i++)); do

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // audit: each QP of the host's rdma netlink resource dump, the entropy its
 // driver programmed against what its policy predicts; exit 1 when one
-// disagrees, 3 when none could be judged.
+// disagrees, 3 when none could be judged.  The QPs come from the dump
+// itself (qp_cmd.cpp), the rdma_cm IDs from iproute2's rdma.
 #include <fstream>
 #include <sstream>
 
@@ -36,32 +37,6 @@ std::string endpoint_text(const Endpoint &e)
 json opt_json(const auto &v)
 {
 	return v ? json(*v) : json(nullptr);
-}
-
-// "flow label 0x33137, port 61755 (0xf13b)"
-std::string entropy_text(const std::optional<std::uint32_t> &fl, std::uint32_t sport)
-{
-	std::string s;
-	if (fl)
-		s = "flow label " + hex(*fl, 5) + ", ";
-	return s + "port " + std::to_string(sport) + " (" + hex(sport, 4) + ")";
-}
-
-// The first line of a QP: what the kernel says.
-std::string qp_text(const QpEntry &q)
-{
-	std::string s = q.dev + '/' + std::to_string(q.port) + " lqpn " + std::to_string(q.lqpn);
-	if (q.rqpn)
-		s += " rqpn " + std::to_string(*q.rqpn);
-	s += ' ' + q.type + ' ' + q.state;
-	if (!q.comm.empty())
-		s += " [" + q.comm + ']';
-	if (!q.policy || !q.source)
-		return s + '\n';
-	s += ": " + *q.policy + ", " + *q.source;
-	if (q.udp_sport)
-		s += ", " + entropy_text(q.flow_label, *q.udp_sport);
-	return s + '\n';
 }
 
 std::string verdict_text(const QpVerdict &v)
@@ -149,32 +124,30 @@ int audit_cmd(const AuditArgs &args, std::ostream &out)
 		opts.base_sport = static_cast<std::uint16_t>(
 		    number_arg(args.base_sport, 1, 0xFFFF, "base UDP source port"));
 
-	std::string qp_text, cm_id_text, qp_what, cm_id_what;
-	if (args.qp_file.empty()) {
-		qp_what = args.rdma + " -j -dd res show qp";
-		cm_id_what = args.rdma + " -j res show cm_id";
-		qp_text = run_program({args.rdma, "-j", "-dd", "res", "show", "qp"});
-		cm_id_text = run_program({args.rdma, "-j", "res", "show", "cm_id"});
-	} else {
-		qp_what = args.qp_file;
-		cm_id_what = args.cm_id_file;
-		qp_text = read_file(args.qp_file);
-		cm_id_text = read_file(args.cm_id_file);
-	}
+	std::vector<QpEntry> qps;
+	std::string cm_id_text, cm_id_what;
 	AuditResult res;
 	try {
-		res =
-		    audit(parse_qps(qp_text, qp_what), parse_cm_ids(cm_id_text, cm_id_what), opts);
+		if (args.qp_file.empty()) {
+			cm_id_what = args.rdma + " -j res show cm_id";
+			cm_id_text = run_program({args.rdma, "-j", "res", "show", "cm_id"});
+			qps = live_qps();
+		} else {
+			qps = parse_qps(read_file(args.qp_file), args.qp_file);
+			cm_id_what = args.cm_id_file;
+			cm_id_text = read_file(args.cm_id_file);
+		}
+		res = audit(qps, parse_cm_ids(cm_id_text, cm_id_what), opts);
 	} catch (const AuditInputError &e) {
 		throw UsageError(e.what());
 	}
 
-	std::vector<Record> qps;
+	std::vector<Record> rows;
 	for (const auto &v : res.qps)
-		qps.push_back(qp_record(v));
+		rows.push_back(qp_record(v));
 	const bool nothing = !res.agree && !res.disagree;
 	Record r;
-	r.add("qps", qps)
+	r.add("qps", rows)
 	    .add_json("agree", res.agree)
 	    .add_json("disagree", res.disagree)
 	    .add_json("unjudged", res.unjudged)

@@ -88,14 +88,16 @@ CLI::App *add_pcap(CLI::App &app, PcapArgs &a)
 CLI::App *add_audit(CLI::App &app, AuditArgs &a)
 {
 	auto *cmd = app.add_subcommand(
-	    "audit", "judge the entropy the kernel programmed into each QP of this host (rdma res "
-	             "show) against its policy (exit 1 when one disagrees, 3 when none could be "
-	             "judged)");
+	    "audit", "judge the entropy the kernel programmed into each QP of this host (the "
+	             "rdma netlink resource dump) against its policy (exit 1 when one disagrees, "
+	             "3 when none could be judged)");
 	cmd->add_option("--qp", a.qp_file,
-	                "the saved output of 'rdma -j -dd res show qp' (default: run rdma)");
+	                "the saved output of 'roce-entropy qp --json' (default: the resource "
+	                "dump of this host)");
 	cmd->add_option("--cm-id", a.cm_id_file,
 	                "the saved output of 'rdma -j res show cm_id', with --qp");
-	cmd->add_option("--rdma", a.rdma, "the rdma program of iproute2 (default rdma)");
+	cmd->add_option("--rdma", a.rdma,
+	                "the rdma program of iproute2, for the rdma_cm IDs (default rdma)");
 	cmd->add_option("--port-flow-label", a.port_fls,
 	                "PORT:FL: the flow label the application of the rdma_cm service on "
 	                "PORT set; repeatable");
@@ -134,6 +136,14 @@ CLI::App *add_status(CLI::App &app, StatusArgs &a)
 	    ->type_name("DIR")
 	    ->capture_default_str();
 	cmd->add_flag("--json", a.json, "print JSON");
+	return cmd;
+}
+
+CLI::App *add_qp(CLI::App &app, QpArgs &a)
+{
+	auto *cmd = app.add_subcommand("qp", "each QP of this host and the RoCE v2 entropy its "
+	                                     "driver programmed (the rdma netlink resource dump)");
+	cmd->add_flag("--json", a.json, "print JSON: one array, rdma -j's keys and roce_*");
 	return cmd;
 }
 
@@ -185,6 +195,7 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	AuditArgs audit_args;
 	StatusArgs status_args;
 	PolicyArgs policy_args;
+	QpArgs qp_args;
 
 	app.require_subcommand(1);
 	const auto *fl_cmd = add_flow_label(app, fl_args);
@@ -195,9 +206,12 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	const auto *audit_sub = add_audit(app, audit_args);
 	const auto *status_sub = add_status(app, status_args);
 	const auto *policy_sub = add_policy(app, policy_args);
+	const auto *qp_sub = add_qp(app, qp_args);
 	return run_app(app, argc, argv, out, err, [&] {
 		if (policy_sub->parsed())
 			return policy_cmd(policy_args, out);
+		if (qp_sub->parsed())
+			return qp_cmd(qp_args, out);
 		if (pcap_sub->parsed())
 			return pcap_cmd(pcap_args, out);
 		if (ecmp_cmd->parsed())

@@ -4,6 +4,8 @@
 // or JSON.  Each returns the exit status (see cli.h) or throws UsageError.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -77,5 +79,21 @@ struct PolicyArgs {
 	bool json = false;
 };
 int policy_cmd(const PolicyArgs &args, std::ostream &out);
+
+// qp: each QP of the host and its entropy, from the rdma netlink resource
+// dump.
+struct QpArgs {
+	bool json = false;
+};
+int qp_cmd(const QpArgs &args, std::ostream &out);
+
+struct QpEntry;
+// The QPs of the host's resource dump, as the audit reads them.
+std::vector<QpEntry> live_qps();
+// "rxea/1 lqpn 20 rqpn 19 RC RTS [roce-ping]: rfc, address, flow label
+// 0x00039, port 49209 (0xc039)" and a newline.
+std::string qp_text(const QpEntry &q);
+// "flow label 0x33137, port 61755 (0xf13b)"; no flow label, no "flow label".
+std::string entropy_text(const std::optional<std::uint32_t> &fl, std::uint32_t sport);
 
 } // namespace roce

@@ -71,6 +71,7 @@ const std::vector<Command> kCommands = {{"roce-entropy", ""},
                                         {"roce-entropy", "policy set"},
                                         {"roce-entropy", "policy default"},
                                         {"roce-entropy", "policy repath"},
+                                        {"roce-entropy", "qp"},
                                         {"roce-ping", ""},
                                         {"roce-ping", "server"},
                                         {"roce-ping", "client"},
@@ -243,7 +244,7 @@ TEST(Programs, UnknownCommandIsNamed)
 	auto r = run("roce-entropy", {"frobnicate"});
 	EXPECT_EQ(r.status, 2);
 	EXPECT_NE(r.err.find("unknown command 'frobnicate' (flow-label, udp-sport, simulate, "
-	                     "pcap, ecmp-report, audit, status, policy)"),
+	                     "pcap, ecmp-report, audit, status, policy, qp)"),
 	          std::string::npos)
 	    << r.err;
 	r = run("roce-ping", {"serve"});

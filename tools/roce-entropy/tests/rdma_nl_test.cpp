@@ -22,10 +22,14 @@ namespace
 using test::run_roce_entropy;
 
 // Values of Linux 6.12's <rdma/rdma_netlink.h>: the nldev client, its
-// commands and attributes (uAPI, fixed); the series appends 104 and 105.
+// commands and attributes (uAPI, fixed); the series appends 104 to 109,
+// its RFC 110.
 constexpr std::uint16_t kNldev = 5;
-constexpr std::uint16_t kCmdGet = 1, kCmdSet = 2, kCmdPortGet = 5, kCmdSysGet = 6, kCmdSysSet = 7;
+constexpr std::uint16_t kCmdGet = 1, kCmdSet = 2, kCmdPortGet = 5, kCmdSysGet = 6, kCmdSysSet = 7,
+                        kCmdResQpGet = 10;
 constexpr std::uint16_t kDevIndex = 1, kDevName = 2, kPortIndex = 3;
+constexpr std::uint16_t kResQp = 19, kResQpEntry = 20, kResLqpn = 21, kResRqpn = 22, kResType = 26,
+                        kResState = 27, kResPid = 28, kResKernName = 29, kDriverDetails = 97;
 
 std::uint16_t nldev_type(std::uint16_t op)
 {
@@ -91,7 +95,7 @@ TEST(RdmaNl, PortSetRequest)
 	ASSERT_EQ(a.size(), 3u);
 	EXPECT_EQ(a.at(kDevIndex), u32_bytes(3));
 	EXPECT_EQ(a.at(kPortIndex), u32_bytes(1));
-	EXPECT_EQ(a.at(104), std::vector<std::uint8_t>{2});
+	EXPECT_EQ(a.at(108), std::vector<std::uint8_t>{2});
 }
 
 TEST(RdmaNl, SysRequests)
@@ -102,7 +106,7 @@ TEST(RdmaNl, SysRequests)
 	EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
 	auto a = attrs(nlh);
 	ASSERT_EQ(a.size(), 1u);
-	EXPECT_EQ(a.at(105), std::vector<std::uint8_t>{3});
+	EXPECT_EQ(a.at(109), std::vector<std::uint8_t>{3});
 
 	for (const bool on : {false, true}) {
 		nlh = nl::sys_set_request(b.mem, 11, std::nullopt, on);
@@ -110,7 +114,7 @@ TEST(RdmaNl, SysRequests)
 		EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
 		a = attrs(nlh);
 		ASSERT_EQ(a.size(), 1u);
-		EXPECT_EQ(a.at(106),
+		EXPECT_EQ(a.at(110),
 		          std::vector<std::uint8_t>{on ? std::uint8_t{1} : std::uint8_t{0}});
 	}
 
@@ -118,8 +122,8 @@ TEST(RdmaNl, SysRequests)
 	nlh = nl::sys_set_request(b.mem, 12, Policy::Builtin, true);
 	a = attrs(nlh);
 	ASSERT_EQ(a.size(), 2u);
-	EXPECT_EQ(a.at(105), std::vector<std::uint8_t>{0});
-	EXPECT_EQ(a.at(106), std::vector<std::uint8_t>{1});
+	EXPECT_EQ(a.at(109), std::vector<std::uint8_t>{0});
+	EXPECT_EQ(a.at(110), std::vector<std::uint8_t>{1});
 
 	nlh = nl::sys_get_request(b.mem, 10);
 	EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdSysGet));
@@ -149,7 +153,7 @@ TEST(RdmaNl, ParsePort)
 	mnl_attr_put_u32(nlh, kDevIndex, 4);
 	mnl_attr_put_strz(nlh, kDevName, "rxe0");
 	mnl_attr_put_u32(nlh, kPortIndex, 1);
-	mnl_attr_put_u8(nlh, 104, 2);
+	mnl_attr_put_u8(nlh, 108, 2);
 	auto p = nl::parse_port(nlh);
 	EXPECT_EQ(p.dev_index, 4u);
 	EXPECT_EQ(p.dev_name, "rxe0");
@@ -166,7 +170,7 @@ TEST(RdmaNl, ParsePort)
 	EXPECT_FALSE(p.raw);
 
 	// A value a newer kernel may have is shown, not guessed.
-	mnl_attr_put_u8(nlh, 104, 9);
+	mnl_attr_put_u8(nlh, 108, 9);
 	p = nl::parse_port(nlh);
 	EXPECT_FALSE(p.policy);
 	EXPECT_EQ(p.raw, 9);
@@ -182,8 +186,132 @@ TEST(RdmaNl, ParsePortRefusesMalformed)
 	nlh = b.reply(kCmdPortGet);
 	mnl_attr_put_u32(nlh, kDevIndex, 4);
 	mnl_attr_put_u32(nlh, kPortIndex, 1);
-	mnl_attr_put_u32(nlh, 104, 2); // not a u8
+	mnl_attr_put_u32(nlh, 108, 2); // not a u8
 	EXPECT_THROW(nl::parse_port(nlh), std::runtime_error);
+}
+
+TEST(RdmaNl, QpDumpRequest)
+{
+	Buf b;
+	const nlmsghdr *nlh = nl::qp_dump_request(b.mem, 3, 2, true);
+	EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdResQpGet));
+	EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_DUMP);
+	auto a = attrs(nlh);
+	ASSERT_EQ(a.size(), 2u);
+	EXPECT_EQ(a.at(kDevIndex), u32_bytes(2));
+	EXPECT_EQ(a.at(kDriverDetails), std::vector<std::uint8_t>{1});
+	a = attrs(nl::qp_dump_request(b.mem, 4, 2, false));
+	EXPECT_EQ(a.size(), 1u);
+}
+
+// A RES_QP_GET dump message as nldev writes it: the device, then the table
+// of entries.
+struct QpDump {
+	Buf b;
+	nlmsghdr *nlh = b.reply(kCmdResQpGet);
+	nlattr *table = nullptr;
+	QpDump()
+	{
+		mnl_attr_put_u32(nlh, kDevIndex, 3);
+		mnl_attr_put_strz(nlh, kDevName, "rxea");
+		table = mnl_attr_nest_start(nlh, kResQp);
+	}
+	nlattr *entry(std::uint32_t lqpn)
+	{
+		nlattr *e = mnl_attr_nest_start(nlh, kResQpEntry);
+		mnl_attr_put_u32(nlh, kPortIndex, 1);
+		mnl_attr_put_u32(nlh, kResLqpn, lqpn);
+		return e;
+	}
+	const nlmsghdr *done()
+	{
+		mnl_attr_nest_end(nlh, table);
+		return nlh;
+	}
+};
+
+TEST(RdmaNl, ParseQps)
+{
+	QpDump d;
+	// an RC QP of a process, with its entropy
+	nlattr *e = d.entry(18);
+	mnl_attr_put_u32(d.nlh, kResRqpn, 17);
+	mnl_attr_put_u8(d.nlh, kResType, 2);
+	mnl_attr_put_u8(d.nlh, kResState, 3);
+	mnl_attr_put_u32(d.nlh, kResPid, 151);
+	mnl_attr_put_u8(d.nlh, 104, 2);      // rfc
+	mnl_attr_put_u8(d.nlh, 105, 1);      // qpn
+	mnl_attr_put_u32(d.nlh, 106, 0x132); // flow label
+	mnl_attr_put_u16(d.nlh, 107, 0xc132);
+	mnl_attr_nest_end(d.nlh, e);
+	// a kernel UD QP: a rule, no flow label or port
+	e = d.entry(1);
+	mnl_attr_put_u8(d.nlh, kResType, 1);
+	mnl_attr_put_strz(d.nlh, kResKernName, "ib_core");
+	mnl_attr_put_u8(d.nlh, 104, 3);
+	mnl_attr_put_u8(d.nlh, 105, 4); // per-ah
+	mnl_attr_nest_end(d.nlh, e);
+	// a QP of a driver without the series
+	e = d.entry(7);
+	mnl_attr_nest_end(d.nlh, e);
+
+	const auto qps = nl::parse_qps(d.done());
+	ASSERT_EQ(qps.size(), 3u);
+	EXPECT_EQ(qps[0].dev_index, 3u);
+	EXPECT_EQ(qps[0].dev_name, "rxea");
+	EXPECT_EQ(qps[0].port, 1u);
+	EXPECT_EQ(qps[0].lqpn, 18u);
+	EXPECT_EQ(qps[0].rqpn, 17u);
+	EXPECT_EQ(qps[0].type, 2);
+	EXPECT_EQ(qps[0].state, 3);
+	EXPECT_EQ(qps[0].pid, 151u);
+	EXPECT_EQ(qps[0].policy, 2);
+	EXPECT_EQ(qps[0].source, 1);
+	EXPECT_EQ(qps[0].flow_label, 0x132u);
+	EXPECT_EQ(qps[0].udp_sport, 0xc132);
+	EXPECT_EQ(nl::kNlSources[*qps[0].source], "qpn");
+
+	EXPECT_EQ(qps[1].lqpn, 1u);
+	EXPECT_FALSE(qps[1].pid);
+	EXPECT_EQ(qps[1].kern_name, "ib_core");
+	EXPECT_EQ(qps[1].policy, 3);
+	EXPECT_EQ(nl::kNlSources[*qps[1].source], "per-ah");
+	EXPECT_FALSE(qps[1].flow_label);
+	EXPECT_FALSE(qps[1].udp_sport);
+
+	EXPECT_EQ(qps[2].lqpn, 7u);
+	EXPECT_FALSE(qps[2].policy);
+	EXPECT_FALSE(qps[2].source);
+	EXPECT_FALSE(qps[2].flow_label);
+
+	// A device without QPs has no table.
+	Buf b;
+	nlmsghdr *nlh = b.reply(kCmdResQpGet);
+	mnl_attr_put_u32(nlh, kDevIndex, 3);
+	EXPECT_TRUE(nl::parse_qps(nlh).empty());
+}
+
+TEST(RdmaNl, ParseQpsRefusesMalformed)
+{
+	{
+		QpDump d; // no QP number
+		nlattr *e = mnl_attr_nest_start(d.nlh, kResQpEntry);
+		mnl_attr_put_u32(d.nlh, kPortIndex, 1);
+		mnl_attr_nest_end(d.nlh, e);
+		EXPECT_THROW(nl::parse_qps(d.done()), std::runtime_error);
+	}
+	// each entropy attribute of the wrong size
+	for (const std::uint16_t type :
+	     {std::uint16_t{104}, std::uint16_t{105}, std::uint16_t{106}, std::uint16_t{107}}) {
+		QpDump d;
+		nlattr *e = d.entry(18);
+		if (type == 106)
+			mnl_attr_put_u16(d.nlh, type, 1);
+		else
+			mnl_attr_put_u32(d.nlh, type, 1);
+		mnl_attr_nest_end(d.nlh, e);
+		EXPECT_THROW(nl::parse_qps(d.done()), std::runtime_error) << type;
+	}
 }
 
 TEST(RdmaNl, ParseDevAndSysDefault)
@@ -200,10 +328,10 @@ TEST(RdmaNl, ParseDevAndSysDefault)
 	mnl_attr_put_u8(nlh, 103, 1);            // MONITOR_MODE, ignored
 	EXPECT_FALSE(nl::parse_sys(nlh).policy); // a kernel without the series
 	EXPECT_FALSE(nl::parse_sys(nlh).repath);
-	mnl_attr_put_u8(nlh, 105, 0);
+	mnl_attr_put_u8(nlh, 109, 0);
 	EXPECT_EQ(nl::parse_sys(nlh).policy, 0);
 	EXPECT_FALSE(nl::parse_sys(nlh).repath);
-	mnl_attr_put_u8(nlh, 106, 1);
+	mnl_attr_put_u8(nlh, 110, 1);
 	EXPECT_EQ(nl::parse_sys(nlh).repath, 1);
 	EXPECT_EQ(nl::parse_sys(nlh).policy, 0);
 }

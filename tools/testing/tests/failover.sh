@@ -78,8 +78,8 @@ folds() {
 # flow label, and its UDP port is that label's fold.
 dump_folds() {
 	folds "RC QPs dumped with a flow label" < <(jq -r '.[] |
-		select(.type == "RC" and .drv_roce_flow_label != null) |
-		"\(.ifname)/\(.lqpn) \(.drv_roce_flow_label) \(.drv_roce_udp_sport)"' \
+		select(.type == "RC" and .roce_flow_label != null) |
+		"\(.ifname)/\(.lqpn) \(.roce_flow_label) \(.roce_udp_sport)"' \
 		"$LOGS/failover-$1.qps.json")
 	[ $N_FOLDS -ge $((2 * N)) ] && [ $BAD_FOLDS = 0 ]
 }
@@ -175,7 +175,7 @@ pinned_run() {
 		ecmp_blackhole $i both > /dev/null || rc=1
 	done
 	sleep "$FAILOVER_HOLE" # the black hole's length, not a wait for something
-	rdma -j -dd res show qp > "$out.qps.json" || rc=1
+	"$TOOL" qp --json > "$out.qps.json" || rc=1
 	for ((i = 0; i < ECMP_LINKS; i++)); do
 		ecmp_link_restore $i || rc=1
 	done
@@ -196,7 +196,7 @@ pinned_judge() {
 	local qps dev q moved others
 
 	qps=$(jq -r --argjson fl $((PINNED_FL)) '.[] | select(.type == "RC" and
-		.drv_roce_fl_source == "address" and (.drv_roce_flow_label | tonumber? // .) == $fl) |
+		.roce_fl_source == "address" and .roce_flow_label == $fl) |
 		"\(.ifname)/\(.lqpn)"' "$LOGS/pinned.qps.json")
 	echo "  QPs with the application's label $PINNED_FL:" $qps
 	[ "$(echo $qps | wc -w)" = 2 ] || return 1

@@ -9,8 +9,9 @@
 #   cmud       udaddy, rdma_cm UD (SIDR).
 # All run at once; once each has its QPs and AHs (their trace events are
 # the sign), the programs are stopped and the host is read:
-#   - `rdma -j -dd res show qp`: every QP's roce_entropy, roce_fl_source,
-#     roce_flow_label and roce_udp_sport, against `roce-entropy flow-label`'s
+#   - `roce-entropy qp --json` (the resource dump's RDMA_NLDEV_ATTR_RES_ROCE_*
+#     attributes): the QPs `rdma -j -dd res show qp` lists, each with its
+#     roce_entropy, roce_fl_source, roce_flow_label and roce_udp_sport, against `roce-entropy flow-label`'s
 #     prediction from the CM ports (`rdma -j res show cm_id`) or the QPNs,
 #     and, for UD, the rule of the policy (per send under rfc and mix, the
 #     QP's own port under builtin: 0xC000 + hash_32(qpn, 14), written out here);
@@ -118,8 +119,9 @@ stop() {
 # read_host: the dumps, the trace and the audit, while the programs are
 # stopped; the dumps as lines for the checks below.
 read_host() {
-	rdma -j -dd res show qp > "$D/qp.json" && rdma -j res show cm_id > "$D/cm_id.json" &&
-		rdma -dd res show qp > "$D/qp.txt" || return 1
+	"$TOOL" qp --json > "$D/qp.json" && rdma -j res show cm_id > "$D/cm_id.json" &&
+		"$TOOL" qp > "$D/qp.txt" && rdma -j -dd res show qp > "$D/rdma-qp.json" ||
+		return 1
 	cp $TRACE/trace "$D/trace.txt"
 	"$TOOL" audit --port-flow-label $PORT6:$APP_FL --json > "$D/audit.json" 2> "$D/audit.err"
 	echo $? > "$D/audit.rc"
@@ -127,8 +129,8 @@ read_host() {
 	# dev lqpn rqpn type comm policy source flow_label udp_sport
 	jq -r '.. | objects | select(has("lqpn") and has("type")) |
 		[.ifname, .lqpn, (.rqpn // "-"), .type, (.comm // "-"),
-		 (.drv_roce_entropy // "-"), (.drv_roce_fl_source // "-"),
-		 (.drv_roce_flow_label // "-"), (.drv_roce_udp_sport // "-")] | @tsv' "$D/qp.json" > "$D/qps.tsv" &&
+		 (.roce_entropy // "-"), (.roce_fl_source // "-"),
+		 (.roce_flow_label // "-"), (.roce_udp_sport // "-")] | @tsv' "$D/qp.json" > "$D/qps.tsv" &&
 	# dev lqpn state ps src dst
 	jq -r '.. | objects | select(has("ps")) |
 		[.ifname, (.lqpn // "-"), .state, .ps, (.["src-addr"] // "-"),
@@ -292,6 +294,16 @@ check_ah_events() {
 	fi
 }
 
+# check_same_qps: roce-entropy qp lists the QPs rdma lists, each with the
+# same port, numbers, type and state (its own reading of the dump).
+check_same_qps() {
+	local f='[.. | objects | select(has("lqpn") and has("type")) |
+		"\(.ifname)/\(.port) \(.lqpn) \(.rqpn // "-") \(.type) \(.state)"] | sort | .[]'
+
+	diff <(jq -r "$f" "$D/rdma-qp.json") <(jq -r "$f" "$D/qp.json") &&
+		echo "  $(jq -r "$f" "$D/qp.json" | wc -l) QPs, the same in both"
+}
+
 # check_audit: roce-entropy audit on the live host: exit 0, the six
 # connected QPs among those that agree, none that disagrees.
 check_audit() {
@@ -325,6 +337,8 @@ phase() {
 		ktap_test_fail "$POLICY: the host could not be read with every connection up (above)"
 		return
 	fi
+	check "$POLICY: roce-entropy qp lists the QPs of rdma res show qp, as rdma shows them" \
+		check_same_qps
 	check "$POLICY: rdma_cm RC IPv4 (roce-ping): both QPs have the CM ports' flow label and port" \
 		check_cm "roce-ping IPv4" $PORT4
 	check "$POLICY: rdma_cm RC IPv6 with the application's flow label: both QPs have it, and its port" \

@@ -298,7 +298,7 @@ static void rxe_ud_entropy(struct rxe_qp *qp, struct rdma_entropy_state *st)
 	}
 }
 
-/* The QP's entropy in the rdma netlink resource dump (rdma res show qp). */
+/* The QP's entropy in its rdma netlink resource dump entry. */
 int rxe_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct rxe_qp *qp = to_rqp(ibqp);

@@ -38,8 +38,7 @@ std::vector<json> parse_objects(std::string_view text, std::string_view what)
 		try {
 			in >> j;
 		} catch (const json::exception &e) {
-			throw AuditInputError(std::string(what) +
-			                      ": not the JSON of rdma -j: " + e.what());
+			throw AuditInputError(std::string(what) + ": not JSON: " + e.what());
 		}
 		if (!j.is_array() && !j.is_object())
 			throw AuditInputError(
@@ -313,8 +312,8 @@ void judge(QpVerdict &v, const AuditOptions &opts)
 	const QpEntry &qp = v.qp;
 
 	if (!qp.policy || !qp.source) {
-		v.notes.push_back("no roce_entropy attributes: no address yet, a driver or kernel "
-		                  "without the series, or rdma without -dd");
+		v.notes.push_back("no RoCE v2 entropy in the dump: no address yet, or a driver or "
+		                  "kernel without the series");
 		return;
 	}
 	const auto policy = parse_policy(*qp.policy);
@@ -361,10 +360,10 @@ std::vector<QpEntry> parse_qps(std::string_view text, std::string_view what)
 		q.state = f.str("state").value_or("");
 		q.comm = f.str("comm").value_or("");
 		q.pid = f.num("pid", 0xFFFFFFFF);
-		q.policy = f.str("drv_roce_entropy");
-		q.source = f.str("drv_roce_fl_source");
-		q.flow_label = f.num("drv_roce_flow_label", kFlowLabelMask);
-		q.udp_sport = f.num("drv_roce_udp_sport", 0xFFFF);
+		q.policy = f.str("roce_entropy");
+		q.source = f.str("roce_fl_source");
+		q.flow_label = f.num("roce_flow_label", kFlowLabelMask);
+		q.udp_sport = f.num("roce_udp_sport", 0xFFFF);
 		qps.push_back(std::move(q));
 	}
 	return qps;

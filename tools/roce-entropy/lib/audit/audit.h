@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 // The audit of a live host: the QPs of the rdma netlink resource dump (what
-// `rdma -j -dd res show qp` and `rdma -j res show cm_id` print), each with
-// the entropy its driver says it programmed (the series' driver attributes
-// roce_entropy, roce_fl_source, roce_flow_label, roce_udp_sport, which
-// rdma prints as drv_roce_entropy and so on), judged
-// against what its policy predicts: rdma_cm connections from their CM
-// ports, the others from their QP numbers.
+// `roce-entropy qp --json` prints: rdma -j's keys and the series' entropy
+// as roce_entropy, roce_fl_source, roce_flow_label, roce_udp_sport) and
+// the rdma_cm IDs of `rdma -j res show cm_id`, each QP with the entropy
+// its driver says it programmed judged against what its policy predicts:
+// rdma_cm connections from their CM ports, the others from their QP
+// numbers.
 #pragma once
 
 #include <cstdint>
@@ -21,12 +21,13 @@
 namespace roce
 {
 
-// Input that is not what `rdma -j` prints: the message says what and where.
+// Input that is not what `rdma -j` or `roce-entropy qp --json` prints: the
+// message says what and where.
 struct AuditInputError : std::runtime_error {
 	using std::runtime_error::runtime_error;
 };
 
-// One QP of `rdma -j -dd res show qp`.
+// One QP of the resource dump.
 struct QpEntry {
 	std::string dev;
 	unsigned port = 0; // 0: none yet
@@ -34,7 +35,7 @@ struct QpEntry {
 	std::optional<std::uint32_t> rqpn;
 	std::string type, state, comm;
 	std::optional<std::uint32_t> pid;
-	// The series' driver attributes; none on a QP without entropy yet, of
+	// The series' attributes; none on a QP without entropy yet, of
 	// another driver, or of a kernel without the series.
 	std::optional<std::string> policy, source;
 	std::optional<std::uint32_t> flow_label, udp_sport;
@@ -54,7 +55,7 @@ struct CmIdEntry {
 	std::optional<Endpoint> src, dst;
 };
 
-// Parse what `rdma -j ...` printed (one JSON array, arrays of arrays or
+// Parse what `rdma -j ...` or `roce-entropy qp --json` printed (one JSON array, arrays of arrays or
 // several arrays one after the other: every object counts); WHAT names the
 // input in errors.  Throw AuditInputError.
 std::vector<QpEntry> parse_qps(std::string_view text, std::string_view what);

@@ -28,7 +28,67 @@ nlmsghdr *request(std::span<std::byte> buf, std::uint32_t seq, int op, std::uint
 struct Attrs {
 	const nlattr *dev_index = nullptr, *dev_name = nullptr, *port = nullptr;
 	const nlattr *port_policy = nullptr, *sys_policy = nullptr, *sys_repath = nullptr;
+	const nlattr *res_qp = nullptr;
 };
+
+// The entries of the resource dump's QP table.
+int collect_entry(const nlattr *attr, void *data)
+{
+	if (mnl_attr_get_type(attr) == RDMA_NLDEV_ATTR_RES_QP_ENTRY)
+		static_cast<std::vector<const nlattr *> *>(data)->push_back(attr);
+	return MNL_CB_OK;
+}
+
+// The attributes of a QP entry of the resource dump.
+struct QpAttrs {
+	const nlattr *lqpn = nullptr, *rqpn = nullptr, *port = nullptr, *pid = nullptr;
+	const nlattr *type = nullptr, *state = nullptr, *kern_name = nullptr;
+	const nlattr *policy = nullptr, *source = nullptr, *flow_label = nullptr;
+	const nlattr *udp_sport = nullptr;
+};
+
+int collect_qp(const nlattr *attr, void *data)
+{
+	auto *q = static_cast<QpAttrs *>(data);
+	switch (mnl_attr_get_type(attr)) {
+	case RDMA_NLDEV_ATTR_RES_LQPN:
+		q->lqpn = attr;
+		break;
+	case RDMA_NLDEV_ATTR_RES_RQPN:
+		q->rqpn = attr;
+		break;
+	case RDMA_NLDEV_ATTR_PORT_INDEX:
+		q->port = attr;
+		break;
+	case RDMA_NLDEV_ATTR_RES_PID:
+		q->pid = attr;
+		break;
+	case RDMA_NLDEV_ATTR_RES_TYPE:
+		q->type = attr;
+		break;
+	case RDMA_NLDEV_ATTR_RES_STATE:
+		q->state = attr;
+		break;
+	case RDMA_NLDEV_ATTR_RES_KERN_NAME:
+		q->kern_name = attr;
+		break;
+	case kAttrResRoceEntropy:
+		q->policy = attr;
+		break;
+	case kAttrResRoceFlSource:
+		q->source = attr;
+		break;
+	case kAttrResRoceFlowLabel:
+		q->flow_label = attr;
+		break;
+	case kAttrResRoceUdpSport:
+		q->udp_sport = attr;
+		break;
+	default:
+		break;
+	}
+	return MNL_CB_OK;
+}
 
 int collect(const nlattr *attr, void *data)
 {
@@ -42,6 +102,9 @@ int collect(const nlattr *attr, void *data)
 		break;
 	case RDMA_NLDEV_ATTR_PORT_INDEX:
 		a->port = attr;
+		break;
+	case RDMA_NLDEV_ATTR_RES_QP:
+		a->res_qp = attr;
 		break;
 	case kAttrPortRoceEntropy:
 		a->port_policy = attr;
@@ -82,6 +145,26 @@ std::optional<std::uint8_t> u8_of(const nlattr *attr)
 	return mnl_attr_get_u8(attr);
 }
 
+std::optional<std::uint32_t> opt_u32(const nlattr *attr, const char *what)
+{
+	if (!attr)
+		return std::nullopt;
+	if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+		throw std::runtime_error(std::string("rdma netlink: a ") + what +
+		                         " that is not a u32");
+	return mnl_attr_get_u32(attr);
+}
+
+std::optional<std::uint8_t> opt_u8(const nlattr *attr, const char *what)
+{
+	if (!attr)
+		return std::nullopt;
+	if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+		throw std::runtime_error(std::string("rdma netlink: a ") + what +
+		                         " that is not a u8");
+	return mnl_attr_get_u8(attr);
+}
+
 // The extended ack's message, if any.
 int ack_msg(const nlattr *attr, void *data)
 {
@@ -117,6 +200,16 @@ nlmsghdr *port_set_request(std::span<std::byte> buf, std::uint32_t seq, std::uin
 	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
 	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port);
 	mnl_attr_put_u8(nlh, kAttrPortRoceEntropy, policy_to_nl(policy));
+	return nlh;
+}
+
+nlmsghdr *qp_dump_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index,
+                          bool details)
+{
+	nlmsghdr *nlh = request(buf, seq, RDMA_NLDEV_CMD_RES_QP_GET, NLM_F_DUMP);
+	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	if (details)
+		mnl_attr_put_u8(nlh, kAttrDriverDetails, 1);
 	return nlh;
 }
 
@@ -161,6 +254,50 @@ PortPolicy parse_port(const nlmsghdr *nlh)
 			p.raw = *v;
 	}
 	return p;
+}
+
+std::vector<ResQp> parse_qps(const nlmsghdr *nlh)
+{
+	const Attrs a = attrs_of(nlh);
+	std::vector<ResQp> qps;
+	if (!a.res_qp)
+		return qps; // a device without QPs
+	ResQp dev;
+	dev.dev_index = u32_of(a.dev_index, "device index");
+	if (a.dev_name && mnl_attr_validate(a.dev_name, MNL_TYPE_NUL_STRING) >= 0)
+		dev.dev_name = mnl_attr_get_str(a.dev_name);
+	if (mnl_attr_validate(a.res_qp, MNL_TYPE_NESTED) < 0)
+		throw std::runtime_error("rdma netlink: a QP table that is not nested");
+	std::vector<const nlattr *> entries;
+	if (mnl_attr_parse_nested(a.res_qp, collect_entry, &entries) != MNL_CB_OK)
+		throw std::runtime_error("rdma netlink: a malformed QP table");
+	for (const nlattr *entry : entries) {
+		QpAttrs q;
+		if (mnl_attr_validate(entry, MNL_TYPE_NESTED) < 0 ||
+		    mnl_attr_parse_nested(entry, collect_qp, &q) != MNL_CB_OK)
+			throw std::runtime_error("rdma netlink: a malformed QP entry");
+		ResQp r = dev;
+		r.lqpn = u32_of(q.lqpn, "QP number");
+		if (q.port)
+			r.port = u32_of(q.port, "port index");
+		r.rqpn = opt_u32(q.rqpn, "remote QP number");
+		r.pid = opt_u32(q.pid, "pid");
+		r.type = opt_u8(q.type, "QP type");
+		r.state = opt_u8(q.state, "QP state");
+		if (q.kern_name && mnl_attr_validate(q.kern_name, MNL_TYPE_NUL_STRING) >= 0)
+			r.kern_name = mnl_attr_get_str(q.kern_name);
+		r.policy = opt_u8(q.policy, "RoCE v2 entropy policy");
+		r.source = opt_u8(q.source, "flow label source");
+		r.flow_label = opt_u32(q.flow_label, "flow label");
+		if (q.udp_sport) {
+			if (mnl_attr_validate(q.udp_sport, MNL_TYPE_U16) < 0)
+				throw std::runtime_error(
+				    "rdma netlink: a UDP source port that is not a u16");
+			r.udp_sport = mnl_attr_get_u16(q.udp_sport);
+		}
+		qps.push_back(std::move(r));
+	}
+	return qps;
 }
 
 SysDefaults parse_sys(const nlmsghdr *nlh)
@@ -278,6 +415,21 @@ std::vector<PortPolicy> Socket::ports()
 				ports.back().dev_name = d.name;
 		});
 	return ports;
+}
+
+std::vector<ResQp> Socket::qps()
+{
+	std::vector<std::byte> req(buffer_size());
+	std::vector<ResQp> qps;
+	for (const Device &d : devices())
+		transact(qp_dump_request(req, ++seq_, d.index, true), [&](const nlmsghdr *nlh) {
+			for (auto &q : parse_qps(nlh)) {
+				if (q.dev_name.empty())
+					q.dev_name = d.name;
+				qps.push_back(std::move(q));
+			}
+		});
+	return qps;
 }
 
 SysDefaults Socket::sys_defaults()

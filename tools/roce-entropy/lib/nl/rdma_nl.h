@@ -13,6 +13,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "entropy/entropy.h"
@@ -24,13 +25,28 @@ namespace roce::nl
 {
 
 // The series' additions to <rdma/rdma_netlink.h>: appended to Linux
-// 6.12's enum rdma_nldev_attr, and its enum rdma_nl_roce_entropy.  The
-// system's header (rdma-core's) predates them; tools/build/series-check.sh
-// compares these with the patched kernel header.
-inline constexpr std::uint16_t kAttrPortRoceEntropy = 104;
-inline constexpr std::uint16_t kSysAttrRoceEntropy = 105;
+// 6.12's enum rdma_nldev_attr, and its enums rdma_nl_roce_entropy and
+// rdma_nl_roce_fl_source.  The system's header (rdma-core's) predates
+// them; tools/build/series-check.sh compares these with the patched
+// kernel header.
+// A QP's entry in the resource dump: u8, u8, u32, u16.
+inline constexpr std::uint16_t kAttrResRoceEntropy = 104;
+inline constexpr std::uint16_t kAttrResRoceFlSource = 105;
+inline constexpr std::uint16_t kAttrResRoceFlowLabel = 106;
+inline constexpr std::uint16_t kAttrResRoceUdpSport = 107;
+inline constexpr std::uint16_t kAttrPortRoceEntropy = 108;
+inline constexpr std::uint16_t kSysAttrRoceEntropy = 109;
 // u8: 0 off, 1 on
-inline constexpr std::uint16_t kSysAttrRoceRepath = 106;
+inline constexpr std::uint16_t kSysAttrRoceRepath = 110;
+
+// RDMA_NLDEV_ATTR_DRIVER_DETAILS (u8) of Linux 6.12, which the system's
+// header predates too: the drivers' own QPs in a resource dump.
+inline constexpr std::uint16_t kAttrDriverDetails = 97;
+
+// enum rdma_nl_roce_fl_source, in its order, by the names the
+// documentation gives the sources.
+inline constexpr std::string_view kNlSources[] = {"address",  "qpn",    "none",
+                                                  "per-send", "per-ah", "per-qp"};
 
 // enum rdma_nl_roce_entropy, in its order: BUILTIN, OFF, RFC, MIX.
 inline constexpr Policy kNlPolicies[] = {Policy::Builtin, Policy::Off, Policy::Rfc, Policy::Mix};
@@ -64,6 +80,21 @@ struct PortPolicy {
 	std::optional<std::uint8_t> raw; // the value, when the tool does not know it
 };
 
+// One QP of a RES_QP_GET dump, as the kernel sent it.  The entropy is
+// there for QPs of a driver that follows the policy, once the QP has it.
+struct ResQp {
+	std::uint32_t dev_index = 0;
+	std::string dev_name;
+	std::uint32_t port = 0; // 0: none yet
+	std::uint32_t lqpn = 0;
+	std::optional<std::uint32_t> rqpn, pid;
+	std::optional<std::uint8_t> type, state;    // enum ib_qp_type, ib_qp_state
+	std::string kern_name;                      // the owner of a kernel QP
+	std::optional<std::uint8_t> policy, source; // the two enums' values
+	std::optional<std::uint32_t> flow_label;
+	std::optional<std::uint16_t> udp_sport;
+};
+
 // The system-wide defaults, as the kernel sent them: the policy and the
 // re-path setting (0 off, 1 on); nullopt where the kernel has no such
 // attribute.
@@ -95,6 +126,9 @@ nlmsghdr *dev_dump_request(std::span<std::byte> buf, std::uint32_t seq);
 nlmsghdr *port_dump_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index);
 nlmsghdr *port_set_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index,
                            std::uint32_t port, Policy policy);
+// Every QP of one device; with DETAILS, the driver's own QPs too (rdma's -dd).
+nlmsghdr *qp_dump_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index,
+                          bool details);
 nlmsghdr *sys_get_request(std::span<std::byte> buf, std::uint32_t seq);
 // A SYS_SET of the defaults given: the policy, the re-path setting, or both.
 nlmsghdr *sys_set_request(std::span<std::byte> buf, std::uint32_t seq, std::optional<Policy> policy,
@@ -104,6 +138,8 @@ nlmsghdr *sys_set_request(std::span<std::byte> buf, std::uint32_t seq, std::opti
 // it must have.
 Device parse_dev(const nlmsghdr *nlh);
 PortPolicy parse_port(const nlmsghdr *nlh);
+// The QPs of one message of a RES_QP_GET dump.
+std::vector<ResQp> parse_qps(const nlmsghdr *nlh);
 // The defaults of a SYS_GET reply.
 SysDefaults parse_sys(const nlmsghdr *nlh);
 // The NLMSG_DONE that ends a dump: 0, or the errno of a dump that failed.
@@ -125,6 +161,8 @@ public:
 	std::vector<Device> devices();
 	// Every port of every device, in the kernel's order.
 	std::vector<PortPolicy> ports();
+	// Every QP of every device, the drivers' own included.
+	std::vector<ResQp> qps();
 	SysDefaults sys_defaults();
 	// Throw NlError with the kernel's errno and message when it refuses.
 	void set_port(std::uint32_t dev_index, std::uint32_t port, Policy policy);
