@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The RoCE v2 entropy settings over rdma netlink (patch 0008), through
+# The RoCE v2 entropy settings over rdma netlink (patch 0013), through
 # "roce-entropy policy": a port's policy and the policy and re-path setting
 # that devices start with, set and shown over netlink, agree with the
 # roce_entropy and roce_repath knobs, and where the build has them
@@ -102,12 +102,12 @@ PY
 }
 
 # raw_set_port DEV PORT VALUE: RDMA_NLDEV_CMD_SET (2) of DEV_INDEX (1),
-# PORT_INDEX (3) and the port policy attribute (104) holding VALUE.
+# PORT_INDEX (3) and the port policy attribute (108) holding VALUE.
 raw_set_port() {
 	local index
 
 	index=$(rdma -j dev show "$1" | jq '.[0].ifindex')
-	raw_nldev 2 "1:I:$index" "3:I:$2" "104:B:$3"
+	raw_nldev 2 "1:I:$index" "3:I:$2" "108:B:$3"
 }
 
 # raw_refused VALUE: the kernel answers EINVAL (22) and nothing changes.
@@ -121,7 +121,7 @@ raw_refused() {
 }
 
 # raw_sys_refused ATTR VALUE: RDMA_NLDEV_CMD_SYS_SET (7) of a default's
-# attribute (105 the policy, 106 re-path) holding VALUE: EINVAL (22), and
+# attribute (109 the policy, 110 re-path) holding VALUE: EINVAL (22), and
 # nothing changes.
 raw_sys_refused() {
 	local old err
@@ -183,7 +183,7 @@ check "a device registered now starts with mix (knob and netlink)" \
 		reads $KNOB_B mix && [ "$(nl_policy rxeb/1)" = mix ]'
 check "a default outside the policies is refused by the tool" \
 	refused "unknown policy 'bogus'" "$TOOL" policy default bogus
-check "a default outside the enum, sent by hand, is refused (EINVAL)" raw_sys_refused 105 4
+check "a default outside the enum, sent by hand, is refused (EINVAL)" raw_sys_refused 109 4
 ! params ||
 	check "the parameter's writes show over netlink" \
 		eval 'echo rfc > $PARAM && [ "$(nl_default)" = rfc ]'
@@ -199,9 +199,9 @@ check "a device registered now starts with re-path on; the other keeps off" \
 		reads $REPATH_B on && reads $REPATH_A off'
 check "a re-path setting other than off or on is refused by the tool" \
 	refused "unknown re-path setting 'yes'" "$TOOL" policy repath yes
-check "2, sent by hand, is refused (EINVAL)" raw_sys_refused 106 2
+check "2, sent by hand, is refused (EINVAL)" raw_sys_refused 110 2
 check "off, sent by hand, is taken" \
-	eval '[ "$(raw_nldev 7 106:B:0)" = 0 ] && [ "$(nl_repath)" = off ]'
+	eval '[ "$(raw_nldev 7 110:B:0)" = 0 ] && [ "$(nl_repath)" = off ]'
 ! params ||
 	check "the re-path parameter's writes show over netlink" \
 		eval 'echo on > $RPARAM && [ "$(nl_repath)" = on ]'

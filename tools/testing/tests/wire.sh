@@ -285,7 +285,7 @@ verdicts() {
 # udaddy_v4($key; $policy; $c): rdma_cm UD over IPv4 under rfc or mix, as
 # judge() (JQ_JUDGE above) says it.  Neither the SIDR REQ nor IPv4 carries a
 # flow label, so the passive side derives the connection's from the CM
-# ports itself (patch 0006): the SIDR REQ and REP and the active side's
+# ports itself (patch 0011): the SIDR REQ and REP and the active side's
 # data must be on the predicted port.  udaddy's server replies through an
 # AH that it builds from the work completion, without a flow label over
 # IPv4, so rxe gives the replies the QPN hash's port: a known limitation,
