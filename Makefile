@@ -17,6 +17,8 @@
 #   make patchset         build/patchset/: the series as git format-patch,
 #                         the RFC series in build/patchset/rfc/
 #   make tools            build/bin/: roce-entropy, roce-ping, roce-qps, rxe-wqe-av
+#   make iproute2         build/iproute2/rdma: Debian's iproute2 with the
+#                         patches of tools/iproute2 (rdma link/system/res)
 #   make kunit            the KUnit suites with kunit.py under QEMU
 #   make fuzz             libFuzzer on roce-entropy, FUZZ_SECONDS=30 per target
 #   make bench            what the entropy costs: rxe rates per policy, as ratios
@@ -34,7 +36,7 @@ TOOLS := tools/build
 BUILD := build
 
 .PHONY: deb dkms-build all deps deps-tools deps-fuzz deps-deb kernel modules tools kunit vm-run check check-debug demo bench \
-	clean help patchset series-check fuzz
+	clean help patchset series-check fuzz iproute2
 
 all: modules
 
@@ -67,6 +69,9 @@ dkms-build:
 
 tools: deps-tools
 	@$(TOOLS)/tools.sh
+
+iproute2: deps
+	@$(TOOLS)/iproute2.sh
 
 fuzz: deps-fuzz
 	@$(TOOLS)/fuzz.sh $(or $(FUZZ_SECONDS),30)

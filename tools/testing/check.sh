@@ -397,6 +397,23 @@ if [ "$DEBUG" = 0 ]; then
 else
 	prereq "our modules against the debug kernel" "$REPO/tools/build/modules.sh"
 fi
+# iproute2's rdma with tools/iproute2, for the VM tests (seconds, once the
+# source is in the cache)
+if "$REPO/tools/build/iproute2.sh" > "$LOGS/iproute2.log" 2>&1; then
+	count OK "iproute2's rdma with tools/iproute2 builds on the series' uAPI header, warnings as errors"
+else
+	tail -n 20 "$LOGS/iproute2.log"
+	count FAIL "iproute2's rdma with tools/iproute2 (log $LOGS/iproute2.log)"
+fi
+for p in $(grep -v '^#' "$REPO/tools/iproute2/series"); do
+	if "$KSRC/scripts/checkpatch.pl" --no-tree -q "$REPO/tools/iproute2/$p" \
+		> "$LOGS/iproute2-checkpatch.log" 2>&1; then
+		count OK "checkpatch: tools/iproute2/$p"
+	else
+		cat "$LOGS/iproute2-checkpatch.log"
+		count FAIL "checkpatch: tools/iproute2/$p"
+	fi
+done
 
 wait "$deps_pid"
 deps_pid=

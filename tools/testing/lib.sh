@@ -223,6 +223,9 @@ rxe_has_gid() {
 
 TOOL=$rte_repo/build/bin/roce-entropy
 PING=$rte_repo/build/bin/roce-ping
+# iproute2's rdma with tools/iproute2 (tools/build/iproute2.sh); `rdma` is
+# the distribution's
+RDMA_SERIES=$rte_repo/build/iproute2/rdma
 LOGS=$rte_out/logs
 mkdir -p "$LOGS"
 

@@ -143,7 +143,7 @@ CLI::App *add_qp(CLI::App &app, QpArgs &a)
 {
 	auto *cmd = app.add_subcommand("qp", "each QP of this host and the RoCE v2 entropy its "
 	                                     "driver programmed (the rdma netlink resource dump)");
-	cmd->add_flag("--json", a.json, "print JSON: one array, rdma -j's keys and roce_*");
+	cmd->add_flag("--json", a.json, "print JSON: one array, rdma -j's keys and roce-*");
 	return cmd;
 }
 

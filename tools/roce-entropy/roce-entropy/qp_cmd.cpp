@@ -66,7 +66,7 @@ QpEntry qp_entry(const nl::ResQp &r)
 	return q;
 }
 
-// The keys of rdma -j for what it prints too, roce_* for the rest.
+// The keys of rdma -j for what it prints too, roce-* for the rest.
 json qp_json(const QpEntry &q)
 {
 	json j = {{"ifname", q.dev}, {"port", q.port}, {"lqpn", q.lqpn}};
@@ -78,13 +78,13 @@ json qp_json(const QpEntry &q)
 		j["pid"] = *q.pid;
 	j["comm"] = q.comm;
 	if (q.policy)
-		j["roce_entropy"] = *q.policy;
+		j["roce-entropy"] = *q.policy;
 	if (q.source)
-		j["roce_fl_source"] = *q.source;
+		j["roce-fl-source"] = *q.source;
 	if (q.flow_label)
-		j["roce_flow_label"] = *q.flow_label;
+		j["roce-flow-label"] = *q.flow_label;
 	if (q.udp_sport)
-		j["roce_udp_sport"] = *q.udp_sport;
+		j["roce-udp-sport"] = *q.udp_sport;
 	return j;
 }
 

@@ -317,12 +317,12 @@ TEST(AuditParse, MalformedInputIsAnError)
 	expect_error(R"([{"ifname":"rxea","lqpn":-1}])", "\"lqpn\" is not an unsigned number");
 	expect_error(R"([{"ifname":"rxea","lqpn":16777216}])", "\"lqpn\" 16777216 is out of range");
 	expect_error(
-	    R"([{"ifname":"rxea","lqpn":1},{"ifname":"rxea","lqpn":2,"roce_udp_sport":65536}])",
-	    "qp.json: entry 2: \"roce_udp_sport\" 65536 is out of range");
-	expect_error(R"([{"ifname":"rxea","lqpn":2,"roce_flow_label":1048576}])",
-	             "\"roce_flow_label\" 1048576 is out of range");
-	expect_error(R"([{"ifname":"rxea","lqpn":2,"roce_entropy":3}])",
-	             "\"roce_entropy\" is not a string");
+	    R"([{"ifname":"rxea","lqpn":1},{"ifname":"rxea","lqpn":2,"roce-udp-sport":65536}])",
+	    "qp.json: entry 2: \"roce-udp-sport\" 65536 is out of range");
+	expect_error(R"([{"ifname":"rxea","lqpn":2,"roce-flow-label":1048576}])",
+	             "\"roce-flow-label\" 1048576 is out of range");
+	expect_error(R"([{"ifname":"rxea","lqpn":2,"roce-entropy":3}])",
+	             "\"roce-entropy\" is not a string");
 	expect_error(R"([{"ifname":"rxea","state":"LISTEN","ps":"TCP","src-addr":"10.1.0.2"}])",
 	             "\"src-addr\" '10.1.0.2' is not ADDRESS:PORT", true);
 	expect_error(R"([{"ifname":"rxea","state":"LISTEN","ps":"TCP","src-addr":"10.1.0.2:"}])",

@@ -78,8 +78,8 @@ folds() {
 # flow label, and its UDP port is that label's fold.
 dump_folds() {
 	folds "RC QPs dumped with a flow label" < <(jq -r '.[] |
-		select(.type == "RC" and .roce_flow_label != null) |
-		"\(.ifname)/\(.lqpn) \(.roce_flow_label) \(.roce_udp_sport)"' \
+		select(.type == "RC" and ."roce-flow-label" != null) |
+		"\(.ifname)/\(.lqpn) \(."roce-flow-label") \(."roce-udp-sport")"' \
 		"$LOGS/failover-$1.qps.json")
 	[ $N_FOLDS -ge $((2 * N)) ] && [ $BAD_FOLDS = 0 ]
 }
@@ -196,7 +196,7 @@ pinned_judge() {
 	local qps dev q moved others
 
 	qps=$(jq -r --argjson fl $((PINNED_FL)) '.[] | select(.type == "RC" and
-		.roce_fl_source == "address" and .roce_flow_label == $fl) |
+		."roce-fl-source" == "address" and ."roce-flow-label" == $fl) |
 		"\(.ifname)/\(.lqpn)"' "$LOGS/pinned.qps.json")
 	echo "  QPs with the application's label $PINNED_FL:" $qps
 	[ "$(echo $qps | wc -w)" = 2 ] || return 1

@@ -11,7 +11,7 @@
 # the sign), the programs are stopped and the host is read:
 #   - `roce-entropy qp --json` (the resource dump's RDMA_NLDEV_ATTR_RES_ROCE_*
 #     attributes): the QPs `rdma -j -dd res show qp` lists, each with its
-#     roce_entropy, roce_fl_source, roce_flow_label and roce_udp_sport, against `roce-entropy flow-label`'s
+#     roce-entropy, roce-fl-source, roce-flow-label and roce-udp-sport, against `roce-entropy flow-label`'s
 #     prediction from the CM ports (`rdma -j res show cm_id`) or the QPNs,
 #     and, for UD, the rule of the policy (per send under rfc and mix, the
 #     QP's own port under builtin: 0xC000 + hash_32(qpn, 14), written out here);
@@ -120,8 +120,9 @@ stop() {
 # stopped; the dumps as lines for the checks below.
 read_host() {
 	"$TOOL" qp --json > "$D/qp.json" && rdma -j res show cm_id > "$D/cm_id.json" &&
-		"$TOOL" qp > "$D/qp.txt" && rdma -j -dd res show qp > "$D/rdma-qp.json" ||
-		return 1
+		"$TOOL" qp > "$D/qp.txt" && rdma -j -dd res show qp > "$D/rdma-qp.json" &&
+		"$RDMA_SERIES" -j -dd res show qp > "$D/rdma-series-qp.json" &&
+		"$RDMA_SERIES" -dd res show qp > "$D/rdma-series-qp.txt" || return 1
 	cp $TRACE/trace "$D/trace.txt"
 	"$TOOL" audit --port-flow-label $PORT6:$APP_FL --json > "$D/audit.json" 2> "$D/audit.err"
 	echo $? > "$D/audit.rc"
@@ -129,8 +130,8 @@ read_host() {
 	# dev lqpn rqpn type comm policy source flow_label udp_sport
 	jq -r '.. | objects | select(has("lqpn") and has("type")) |
 		[.ifname, .lqpn, (.rqpn // "-"), .type, (.comm // "-"),
-		 (.roce_entropy // "-"), (.roce_fl_source // "-"),
-		 (.roce_flow_label // "-"), (.roce_udp_sport // "-")] | @tsv' "$D/qp.json" > "$D/qps.tsv" &&
+		 (."roce-entropy" // "-"), (."roce-fl-source" // "-"),
+		 (."roce-flow-label" // "-"), (."roce-udp-sport" // "-")] | @tsv' "$D/qp.json" > "$D/qps.tsv" &&
 	# dev lqpn state ps src dst
 	jq -r '.. | objects | select(has("ps")) |
 		[.ifname, (.lqpn // "-"), .state, .ps, (.["src-addr"] // "-"),
@@ -304,6 +305,22 @@ check_same_qps() {
 		echo "  $(jq -r "$f" "$D/qp.json" | wc -l) QPs, the same in both"
 }
 
+# check_rdma_series: iproute2's rdma with tools/iproute2 shows each QP's
+# entropy as roce-entropy qp does, under the same keys, for the 12 QPs
+# (both devices' QP1 and five programs' QPs); its text gives the flow
+# labels in hexadecimal.
+check_rdma_series() {
+	local n f='[.. | objects | select(has("lqpn") and has("roce-entropy")) |
+		"\(.ifname)/\(.lqpn) \(."roce-entropy") \(."roce-fl-source") \(."roce-flow-label" // "-") \(."roce-udp-sport" // "-")"] | sort | .[]'
+
+	diff <(jq -r "$f" "$D/qp.json") <(jq -r "$f" "$D/rdma-series-qp.json") || return 1
+	n=$(jq -r "$f" "$D/qp.json" | wc -l)
+	echo "  $n QPs with entropy, the same in both; in rdma's text:"
+	grep -E ' lqpn [0-9]+ rqpn ' "$D/rdma-series-qp.txt" | head -n 2 | sed 's/^/    /'
+	[ "$n" -ge 12 ] &&
+		[ "$(grep -cE 'roce-flow-label 0x[0-9a-f]+ roce-udp-sport [0-9]+' "$D/rdma-series-qp.txt")" -ge 6 ]
+}
+
 # check_audit: roce-entropy audit on the live host: exit 0, the six
 # connected QPs among those that agree, none that disagrees.
 check_audit() {
@@ -339,6 +356,8 @@ phase() {
 	fi
 	check "$POLICY: roce-entropy qp lists the QPs of rdma res show qp, as rdma shows them" \
 		check_same_qps
+	check "$POLICY: rdma with tools/iproute2 shows each QP's entropy as roce-entropy qp does" \
+		check_rdma_series
 	check "$POLICY: rdma_cm RC IPv4 (roce-ping): both QPs have the CM ports' flow label and port" \
 		check_cm "roce-ping IPv4" $PORT4
 	check "$POLICY: rdma_cm RC IPv6 with the application's flow label: both QPs have it, and its port" \

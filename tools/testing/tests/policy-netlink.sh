@@ -206,6 +206,35 @@ check "off, sent by hand, is taken" \
 	check "the re-path parameter's writes show over netlink" \
 		eval 'echo on > $RPARAM && [ "$(nl_repath)" = on ]'
 
+# iproute2's rdma with tools/iproute2: the same settings through rdma link
+# and rdma system.
+rdma_link_policy() {
+	"$RDMA_SERIES" -j link show "$1" | jq -r 'first(.. | objects | ."roce-entropy"? // empty)'
+}
+rdma_sys_policy() {
+	"$RDMA_SERIES" -j system show | jq -r 'first(.. | objects | ."roce-entropy"? // empty)'
+}
+check "rdma (tools/iproute2) link show gives each port's policy as its knob does" \
+	eval 'echo "  rxea/1 $(rdma_link_policy rxea/1), rxeb/1 $(rdma_link_policy rxeb/1)" &&
+		[ "$(rdma_link_policy rxea/1)" = "$(cat $KNOB_A)" ] &&
+		[ "$(rdma_link_policy rxeb/1)" = "$(cat $KNOB_B)" ]'
+check "rdma link set rxea/1 roce-entropy mix: the knob and netlink read mix" \
+	eval 'step "$RDMA_SERIES" link set rxea/1 roce-entropy mix &&
+		reads $KNOB_A mix && [ "$(nl_policy rxea/1)" = mix ]'
+check "rdma link set with an unknown policy is refused, nothing changes" \
+	refused "Unknown RoCE v2 entropy policy 'bogus'" \
+	"$RDMA_SERIES" link set rxea/1 roce-entropy bogus
+check "rdma link set of a port that does not exist is refused, nothing changes" \
+	refused "Wrong device name" "$RDMA_SERIES" link set rxea/2 roce-entropy rfc
+check "rdma system show gives the default as netlink does" \
+	eval 'echo "  rdma $(rdma_sys_policy), netlink $(nl_default)" &&
+		[ "$(rdma_sys_policy)" = "$(nl_default)" ]'
+check "rdma system set roce-entropy off: netlink reads off" \
+	eval 'step "$RDMA_SERIES" system set roce-entropy off && [ "$(nl_default)" = off ]'
+check "rdma system set with an unknown policy is refused, nothing changes" \
+	refused "Unknown RoCE v2 entropy policy 'fast'" \
+	"$RDMA_SERIES" system set roce-entropy fast
+
 check "put back as found: $FOUND" \
 	eval 'step "$TOOL" policy default "$P0" && step "$TOOL" policy repath "$R0" &&
 		step "$TOOL" policy set rxea/1 "$A0" && step "$TOOL" policy set rxeb/1 "$B0" &&

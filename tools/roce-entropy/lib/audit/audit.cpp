@@ -360,10 +360,10 @@ std::vector<QpEntry> parse_qps(std::string_view text, std::string_view what)
 		q.state = f.str("state").value_or("");
 		q.comm = f.str("comm").value_or("");
 		q.pid = f.num("pid", 0xFFFFFFFF);
-		q.policy = f.str("roce_entropy");
-		q.source = f.str("roce_fl_source");
-		q.flow_label = f.num("roce_flow_label", kFlowLabelMask);
-		q.udp_sport = f.num("roce_udp_sport", 0xFFFF);
+		q.policy = f.str("roce-entropy");
+		q.source = f.str("roce-fl-source");
+		q.flow_label = f.num("roce-flow-label", kFlowLabelMask);
+		q.udp_sport = f.num("roce-udp-sport", 0xFFFF);
 		qps.push_back(std::move(q));
 	}
 	return qps;

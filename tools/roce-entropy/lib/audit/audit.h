@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // The audit of a live host: the QPs of the rdma netlink resource dump (what
 // `roce-entropy qp --json` prints: rdma -j's keys and the series' entropy
-// as roce_entropy, roce_fl_source, roce_flow_label, roce_udp_sport) and
+// as roce-entropy, roce-fl-source, roce-flow-label, roce-udp-sport) and
 // the rdma_cm IDs of `rdma -j res show cm_id`, each QP with the entropy
 // its driver says it programmed judged against what its policy predicts:
 // rdma_cm connections from their CM ports, the others from their QP
