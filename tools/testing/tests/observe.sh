@@ -63,11 +63,28 @@ ready() {
 		[[ $c =~ "udaddy ah "([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 2 ]
 }
 
+# hold_udaddy PID...: stop both udaddy as soon as both have their AH (the
+# client's comes with the SIDR REP, the server's with the first message).
+# They post all their messages at once, and a fast kernel (Debian's,
+# without the test kernel's debug options) sends them all and ends them
+# before the other programs are ready.
+hold_udaddy() {
+	local n=0
+
+	until [ "$(grep -c '^ *udaddy-[0-9]* .*roce_entropy_ah:' $TRACE/trace)" -ge 2 ]; do
+		[ $n -lt 900 ] || return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	kill -STOP "$@" 2>/dev/null
+}
+
 # start POLICY: every connection type at once, servers first; the pids of
 # the programs to stop in $STOP, roce-ping's in $PINGS.
 start() {
 	local ga gb
 
+	HOLDER=
 	gb=$(gid_index rxeb "$B4") && ga=$(gid_index rxea "$A4") || return 1
 	rm -f "$HOLD"
 	"$PING" server --bind "$B4" --port $PORT4 --connections 1 > "$L-cm4-server.log" 2>&1 &
@@ -80,6 +97,7 @@ start() {
 	STOP+=" $!"
 	udaddy -b "$B4" -C $UDADDY_MSGS > "$L-cmud-server.log" 2>&1 &
 	STOP+=" $!"
+	UDADDY="$!"
 	wait_for 30 cm_listening "$B4" $PORT4 TCP && wait_for 30 cm_listening "$B6" $PORT6 TCP &&
 		wait_for 30 tcp_listening $RC_PORT && wait_for 30 tcp_listening $UD_PORT &&
 		wait_for 30 cm_listening "$B4" $UDADDY_PORT UDP || return 1
@@ -96,6 +114,9 @@ start() {
 	STOP+=" $!"
 	udaddy -s "$B4" -b "$A4" -C $UDADDY_MSGS > "$L-cmud-client.log" 2>&1 &
 	STOP+=" $!"
+	UDADDY+=" $!"
+	hold_udaddy $UDADDY &
+	HOLDER=$!
 }
 
 # stop: roce-ping's connections closed (they must end well), the others
@@ -104,6 +125,10 @@ stop() {
 	local p rc=0
 
 	touch "$HOLD"
+	if [ -n "$HOLDER" ]; then
+		kill "$HOLDER" 2>/dev/null
+		wait "$HOLDER" 2>/dev/null
+	fi
 	# shellcheck disable=SC2086
 	kill -KILL $STOP 2>/dev/null
 	for p in $PINGS; do
@@ -384,10 +409,15 @@ if ! check "the roce_entropy trace events exist and are enabled" tracing_on; the
 	done_testing
 	exit
 fi
+# the ports' policies as found, put back at the end (the dist run's ports
+# start at the opt-in line's policy, which dist-kernel.sh checks after)
+found_a=$(cat /sys/class/infiniband/rxea/ports/1/roce_entropy)
+found_b=$(cat /sys/class/infiniband/rxeb/ports/1/roce_entropy)
 for policy in $(echo "${RTE_OBSERVE_POLICIES:-rfc,mix,builtin}" | tr , ' '); do
 	phase "$policy"
 done
-step set_policy builtin # the default
+step sh -c "echo $found_a > /sys/class/infiniband/rxea/ports/1/roce_entropy;
+	echo $found_b > /sys/class/infiniband/rxeb/ports/1/roce_entropy"
 echo 0 > $TRACE/events/roce_entropy/enable
 echo "# observe.sh: $((SECONDS - t0)) s"
 done_testing
