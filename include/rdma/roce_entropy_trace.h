@@ -33,7 +33,7 @@ TRACE_DEFINE_ENUM(RDMA_ENTROPY_SRC_PER_SEND);
 TRACE_DEFINE_ENUM(RDMA_ENTROPY_SRC_PER_AH);
 TRACE_DEFINE_ENUM(RDMA_ENTROPY_SRC_PER_QP);
 
-/* The names of the resource dump and the knob (roce_entropy.c). */
+/* The names the knob (roce_entropy.c), rdma and the documentation use. */
 #define show_roce_entropy_policy(x)					\
 	__print_symbolic(x, { RDMA_ENTROPY_BUILTIN, "builtin" },		\
 			 { RDMA_ENTROPY_OFF, "off" },			\
