@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "nl/rdma_nl.h"
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -24,14 +25,37 @@ nlmsghdr *request(std::span<std::byte> buf, std::uint32_t seq, int op, std::uint
 	return nlh;
 }
 
-// The attributes of an nldev message, by type; the last of a type wins.
-struct Attrs {
-	const nlattr *dev_index = nullptr, *dev_name = nullptr, *port = nullptr;
-	const nlattr *port_policy = nullptr, *sys_policy = nullptr, *sys_repath = nullptr;
-	const nlattr *res_qp = nullptr;
-};
+// The attributes of an nldev message or nest, by type; the last of a type
+// wins.  Every type read here is below the table's size.
+using Attrs = std::array<const nlattr *, 128>;
+static_assert(kSysAttrRoceRepath < std::tuple_size_v<Attrs>);
 
-// The entries of the resource dump's QP table.
+int collect(const nlattr *attr, void *data)
+{
+	auto &a = *static_cast<Attrs *>(data);
+	if (mnl_attr_get_type(attr) < a.size())
+		a[mnl_attr_get_type(attr)] = attr;
+	return MNL_CB_OK;
+}
+
+Attrs attrs_of(const nlmsghdr *nlh)
+{
+	Attrs a{};
+	if (mnl_attr_parse(nlh, 0, collect, &a) != MNL_CB_OK)
+		throw std::runtime_error("rdma netlink: a malformed message");
+	return a;
+}
+
+Attrs attrs_of(const nlattr *nest, const char *what)
+{
+	Attrs a{};
+	if (mnl_attr_validate(nest, MNL_TYPE_NESTED) < 0 ||
+	    mnl_attr_parse_nested(nest, collect, &a) != MNL_CB_OK)
+		throw std::runtime_error(std::string("rdma netlink: a malformed ") + what);
+	return a;
+}
+
+// The entries of the resource dump's QP table, which are all of one type.
 int collect_entry(const nlattr *attr, void *data)
 {
 	if (mnl_attr_get_type(attr) == RDMA_NLDEV_ATTR_RES_QP_ENTRY)
@@ -39,130 +63,37 @@ int collect_entry(const nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-// The attributes of a QP entry of the resource dump.
-struct QpAttrs {
-	const nlattr *lqpn = nullptr, *rqpn = nullptr, *port = nullptr, *pid = nullptr;
-	const nlattr *type = nullptr, *state = nullptr, *kern_name = nullptr;
-	const nlattr *policy = nullptr, *source = nullptr, *flow_label = nullptr;
-	const nlattr *udp_sport = nullptr;
-};
-
-int collect_qp(const nlattr *attr, void *data)
+// An unsigned attribute of T's size, if there is one; one of another size
+// is an error.
+template <typename T> std::optional<T> opt_of(const nlattr *attr, const char *what)
 {
-	auto *q = static_cast<QpAttrs *>(data);
-	switch (mnl_attr_get_type(attr)) {
-	case RDMA_NLDEV_ATTR_RES_LQPN:
-		q->lqpn = attr;
-		break;
-	case RDMA_NLDEV_ATTR_RES_RQPN:
-		q->rqpn = attr;
-		break;
-	case RDMA_NLDEV_ATTR_PORT_INDEX:
-		q->port = attr;
-		break;
-	case RDMA_NLDEV_ATTR_RES_PID:
-		q->pid = attr;
-		break;
-	case RDMA_NLDEV_ATTR_RES_TYPE:
-		q->type = attr;
-		break;
-	case RDMA_NLDEV_ATTR_RES_STATE:
-		q->state = attr;
-		break;
-	case RDMA_NLDEV_ATTR_RES_KERN_NAME:
-		q->kern_name = attr;
-		break;
-	case kAttrResRoceEntropy:
-		q->policy = attr;
-		break;
-	case kAttrResRoceFlSource:
-		q->source = attr;
-		break;
-	case kAttrResRoceFlowLabel:
-		q->flow_label = attr;
-		break;
-	case kAttrResRoceUdpSport:
-		q->udp_sport = attr;
-		break;
-	default:
-		break;
-	}
-	return MNL_CB_OK;
-}
-
-int collect(const nlattr *attr, void *data)
-{
-	auto *a = static_cast<Attrs *>(data);
-	switch (mnl_attr_get_type(attr)) {
-	case RDMA_NLDEV_ATTR_DEV_INDEX:
-		a->dev_index = attr;
-		break;
-	case RDMA_NLDEV_ATTR_DEV_NAME:
-		a->dev_name = attr;
-		break;
-	case RDMA_NLDEV_ATTR_PORT_INDEX:
-		a->port = attr;
-		break;
-	case RDMA_NLDEV_ATTR_RES_QP:
-		a->res_qp = attr;
-		break;
-	case kAttrPortRoceEntropy:
-		a->port_policy = attr;
-		break;
-	case kSysAttrRoceEntropy:
-		a->sys_policy = attr;
-		break;
-	case kSysAttrRoceRepath:
-		a->sys_repath = attr;
-		break;
-	default:
-		break;
-	}
-	return MNL_CB_OK;
-}
-
-Attrs attrs_of(const nlmsghdr *nlh)
-{
-	Attrs a;
-	if (mnl_attr_parse(nlh, 0, collect, &a) != MNL_CB_OK)
-		throw std::runtime_error("rdma netlink: a malformed message");
-	return a;
+	constexpr mnl_attr_data_type type = sizeof(T) == 1   ? MNL_TYPE_U8
+	                                    : sizeof(T) == 2 ? MNL_TYPE_U16
+	                                                     : MNL_TYPE_U32;
+	if (!attr)
+		return std::nullopt;
+	if (mnl_attr_validate(attr, type) < 0)
+		throw std::runtime_error(std::string("rdma netlink: a ") + what +
+		                         " that is not a u" + std::to_string(8 * sizeof(T)));
+	T v;
+	std::memcpy(&v, mnl_attr_get_payload(attr), sizeof(v));
+	return v;
 }
 
 std::uint32_t u32_of(const nlattr *attr, const char *what)
 {
-	if (!attr || mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+	const auto v = opt_of<std::uint32_t>(attr, what);
+	if (!v)
 		throw std::runtime_error(std::string("rdma netlink: no ") + what + " in the reply");
-	return mnl_attr_get_u32(attr);
+	return *v;
 }
 
-std::optional<std::uint8_t> u8_of(const nlattr *attr)
+// A string attribute; empty without one.
+std::string str_of(const nlattr *attr)
 {
-	if (!attr)
-		return std::nullopt;
-	if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
-		throw std::runtime_error("rdma netlink: a RoCE v2 entropy policy that is not a u8");
-	return mnl_attr_get_u8(attr);
-}
-
-std::optional<std::uint32_t> opt_u32(const nlattr *attr, const char *what)
-{
-	if (!attr)
-		return std::nullopt;
-	if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
-		throw std::runtime_error(std::string("rdma netlink: a ") + what +
-		                         " that is not a u32");
-	return mnl_attr_get_u32(attr);
-}
-
-std::optional<std::uint8_t> opt_u8(const nlattr *attr, const char *what)
-{
-	if (!attr)
-		return std::nullopt;
-	if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
-		throw std::runtime_error(std::string("rdma netlink: a ") + what +
-		                         " that is not a u8");
-	return mnl_attr_get_u8(attr);
+	if (!attr || mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+		return {};
+	return mnl_attr_get_str(attr);
 }
 
 // The extended ack's message, if any.
@@ -233,10 +164,10 @@ Device parse_dev(const nlmsghdr *nlh)
 {
 	const Attrs a = attrs_of(nlh);
 	Device d;
-	d.index = u32_of(a.dev_index, "device index");
-	if (!a.dev_name || mnl_attr_validate(a.dev_name, MNL_TYPE_NUL_STRING) < 0)
+	d.index = u32_of(a[RDMA_NLDEV_ATTR_DEV_INDEX], "device index");
+	d.name = str_of(a[RDMA_NLDEV_ATTR_DEV_NAME]);
+	if (d.name.empty())
 		throw std::runtime_error("rdma netlink: no device name in the reply");
-	d.name = mnl_attr_get_str(a.dev_name);
 	return d;
 }
 
@@ -244,11 +175,11 @@ PortPolicy parse_port(const nlmsghdr *nlh)
 {
 	const Attrs a = attrs_of(nlh);
 	PortPolicy p;
-	p.dev_index = u32_of(a.dev_index, "device index");
-	if (a.dev_name && mnl_attr_validate(a.dev_name, MNL_TYPE_NUL_STRING) >= 0)
-		p.dev_name = mnl_attr_get_str(a.dev_name);
-	p.port = u32_of(a.port, "port index");
-	if (const auto v = u8_of(a.port_policy)) {
+	p.dev_index = u32_of(a[RDMA_NLDEV_ATTR_DEV_INDEX], "device index");
+	p.dev_name = str_of(a[RDMA_NLDEV_ATTR_DEV_NAME]);
+	p.port = u32_of(a[RDMA_NLDEV_ATTR_PORT_INDEX], "port index");
+	if (const auto v =
+	        opt_of<std::uint8_t>(a[kAttrPortRoceEntropy], "RoCE v2 entropy policy")) {
 		p.policy = policy_from_nl(*v);
 		if (!p.policy)
 			p.raw = *v;
@@ -260,41 +191,30 @@ std::vector<ResQp> parse_qps(const nlmsghdr *nlh)
 {
 	const Attrs a = attrs_of(nlh);
 	std::vector<ResQp> qps;
-	if (!a.res_qp)
+	if (!a[RDMA_NLDEV_ATTR_RES_QP])
 		return qps; // a device without QPs
 	ResQp dev;
-	dev.dev_index = u32_of(a.dev_index, "device index");
-	if (a.dev_name && mnl_attr_validate(a.dev_name, MNL_TYPE_NUL_STRING) >= 0)
-		dev.dev_name = mnl_attr_get_str(a.dev_name);
-	if (mnl_attr_validate(a.res_qp, MNL_TYPE_NESTED) < 0)
-		throw std::runtime_error("rdma netlink: a QP table that is not nested");
+	dev.dev_index = u32_of(a[RDMA_NLDEV_ATTR_DEV_INDEX], "device index");
+	dev.dev_name = str_of(a[RDMA_NLDEV_ATTR_DEV_NAME]);
 	std::vector<const nlattr *> entries;
-	if (mnl_attr_parse_nested(a.res_qp, collect_entry, &entries) != MNL_CB_OK)
+	if (mnl_attr_validate(a[RDMA_NLDEV_ATTR_RES_QP], MNL_TYPE_NESTED) < 0 ||
+	    mnl_attr_parse_nested(a[RDMA_NLDEV_ATTR_RES_QP], collect_entry, &entries) != MNL_CB_OK)
 		throw std::runtime_error("rdma netlink: a malformed QP table");
 	for (const nlattr *entry : entries) {
-		QpAttrs q;
-		if (mnl_attr_validate(entry, MNL_TYPE_NESTED) < 0 ||
-		    mnl_attr_parse_nested(entry, collect_qp, &q) != MNL_CB_OK)
-			throw std::runtime_error("rdma netlink: a malformed QP entry");
+		const Attrs q = attrs_of(entry, "QP entry");
 		ResQp r = dev;
-		r.lqpn = u32_of(q.lqpn, "QP number");
-		if (q.port)
-			r.port = u32_of(q.port, "port index");
-		r.rqpn = opt_u32(q.rqpn, "remote QP number");
-		r.pid = opt_u32(q.pid, "pid");
-		r.type = opt_u8(q.type, "QP type");
-		r.state = opt_u8(q.state, "QP state");
-		if (q.kern_name && mnl_attr_validate(q.kern_name, MNL_TYPE_NUL_STRING) >= 0)
-			r.kern_name = mnl_attr_get_str(q.kern_name);
-		r.policy = opt_u8(q.policy, "RoCE v2 entropy policy");
-		r.source = opt_u8(q.source, "flow label source");
-		r.flow_label = opt_u32(q.flow_label, "flow label");
-		if (q.udp_sport) {
-			if (mnl_attr_validate(q.udp_sport, MNL_TYPE_U16) < 0)
-				throw std::runtime_error(
-				    "rdma netlink: a UDP source port that is not a u16");
-			r.udp_sport = mnl_attr_get_u16(q.udp_sport);
-		}
+		r.lqpn = u32_of(q[RDMA_NLDEV_ATTR_RES_LQPN], "QP number");
+		r.port =
+		    opt_of<std::uint32_t>(q[RDMA_NLDEV_ATTR_PORT_INDEX], "port index").value_or(0);
+		r.rqpn = opt_of<std::uint32_t>(q[RDMA_NLDEV_ATTR_RES_RQPN], "remote QP number");
+		r.pid = opt_of<std::uint32_t>(q[RDMA_NLDEV_ATTR_RES_PID], "pid");
+		r.type = opt_of<std::uint8_t>(q[RDMA_NLDEV_ATTR_RES_TYPE], "QP type");
+		r.state = opt_of<std::uint8_t>(q[RDMA_NLDEV_ATTR_RES_STATE], "QP state");
+		r.kern_name = str_of(q[RDMA_NLDEV_ATTR_RES_KERN_NAME]);
+		r.policy = opt_of<std::uint8_t>(q[kAttrResRoceEntropy], "RoCE v2 entropy policy");
+		r.source = opt_of<std::uint8_t>(q[kAttrResRoceFlSource], "flow label source");
+		r.flow_label = opt_of<std::uint32_t>(q[kAttrResRoceFlowLabel], "flow label");
+		r.udp_sport = opt_of<std::uint16_t>(q[kAttrResRoceUdpSport], "UDP source port");
 		qps.push_back(std::move(r));
 	}
 	return qps;
@@ -303,7 +223,8 @@ std::vector<ResQp> parse_qps(const nlmsghdr *nlh)
 SysDefaults parse_sys(const nlmsghdr *nlh)
 {
 	const Attrs a = attrs_of(nlh);
-	return {u8_of(a.sys_policy), u8_of(a.sys_repath)};
+	return {opt_of<std::uint8_t>(a[kSysAttrRoceEntropy], "RoCE v2 entropy policy"),
+	        opt_of<std::uint8_t>(a[kSysAttrRoceRepath], "re-path setting")};
 }
 
 int parse_done(const nlmsghdr *nlh)
