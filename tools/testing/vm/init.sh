@@ -38,12 +38,31 @@ for p in "$rte_repo" "$rte_out" "$rte_modroot" "$rte_modules"; do
 done
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$rte_out"
 mount -t tmpfs tmpfs /var/tmp 2>/dev/null
+# The root is the host's, read-only.  A host that never had a kernel
+# package has no /usr/lib/modules to mount a module tree on (the dist
+# runs, consumers.sh): an overlay of /usr/lib, its changes in the guest's
+# memory, gives it an empty one.
+if [ ! -d /usr/lib/modules ]; then
+	modprobe -d "${rte_distroot:-$rte_modroot}" overlay
+	mkdir -p /run/usr-lib/upper /run/usr-lib/work
+	mount -t overlay overlay \
+		-o lowerdir=/usr/lib,upperdir=/run/usr-lib/upper,workdir=/run/usr-lib/work /usr/lib
+	mkdir /usr/lib/modules
+fi
 # The distribution's kernel of a Debian root of its own (run.sh VM_ROOT=):
 # that root's modules and modprobe configuration, as its kernel would see
 # them booted there.
 if [ -n "${rte_distroot:-}" ]; then
 	mount --bind "$rte_distroot/usr/lib/modules" /usr/lib/modules
 	mount --bind "$rte_distroot/etc/modprobe.d" /etc/modprobe.d
+	# RTE_DIST_OPTIN=0: that modprobe.d without the package's opt-in line,
+	# so that DKMS's modules load at their default, as the tests written
+	# for the test kernel's runs expect.
+	if [ "${RTE_DIST_OPTIN:-1}" = 0 ]; then
+		mount -t tmpfs tmpfs /etc/modprobe.d
+		cp -a "$rte_distroot/etc/modprobe.d/." /etc/modprobe.d/
+		rm -f /etc/modprobe.d/roce-entropy.conf
+	fi
 fi
 hostname rte-vm
 
