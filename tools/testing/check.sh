@@ -212,10 +212,10 @@ prereq() {
 #                12 root with Debian's own 6.12 kernel of linux-source's
 #                version, apt install of an older build of the package and
 #                the upgrade to this one there (DKMS, with the kABI gate),
-#                its VM run on that kernel and root, beside it the kernel
-#                updates, Secure Boot and OFED in a root over that one,
-#                then apt purge and the VM run that finds the kernel's own
-#                modules.
+#                its VM runs on that kernel and root (the dist rows), beside
+#                them the kernel updates, Secure Boot and OFED in a root
+#                over that one, then apt purge and the VM run that finds
+#                the kernel's own modules.
 # VM runs of every lane share the VM_JOBS slots; the dist lane's take the
 # next free one first: each is a link of that lane's chain, which otherwise
 # waited behind the VM lane's runs (364 s in one run) and ended alone, 277 s
@@ -327,9 +327,14 @@ dist_lane() {
 	[ -e "$LOGS/lanes.go" ] || go=0
 	LOGDIR=$LOGS task fleet-updates "$TESTING/fleet.sh" updates "$BUILD/deb" \
 		> "$LOGS/fleet-updates.ktap" 2>&1 &
-	read -r name stack timeout rest < <(runs_of dist)
-	# shellcheck disable=SC2086
-	[ -z "$name" ] || [ $go = 0 ] || URGENT=1 vm_run "$name" "$stack" "$timeout" $rest
+	# Each dist row takes the next free slot before the VM lane's next row,
+	# in turn: the next waits until this one holds its slot.
+	while read -r name stack timeout rest; do
+		[ $go = 1 ] || break
+		# shellcheck disable=SC2086
+		URGENT=1 vm_run "$name" "$stack" "$timeout" $rest &
+		until [ -f "$LOGS/vm-$name.log" ]; do sleep 0.2; done
+	done < <(runs_of dist)
 	wait
 	LOGDIR=$LOGS task fleet-purge "$TESTING/fleet.sh" purge > "$LOGS/fleet-purge.ktap" 2>&1
 	read -r name stack timeout rest < <(runs_of dist-removed)

@@ -14,6 +14,37 @@ vm_modprobe() {
 	fi
 }
 
+# our_ko M: the file of our build of module M for the booted kernel: the
+# run's build directory (build/modules, VM_MODULES=), or on a distribution
+# kernel the file its modprobe takes.
+our_ko() {
+	if [ "${rte_dist:-0}" = 1 ]; then
+		modinfo -F filename "$1"
+	else
+		echo "$rte_modules/$1.ko"
+	fi
+}
+
+# module_is_ours M: the loaded module M is our build, out of tree (taint
+# O): the srcversion of our_ko's file, or on a distribution kernel, whose
+# modules record none (Debian's has no CONFIG_MODULE_SRCVERSION_ALL), a
+# file DKMS installed.
+module_is_ours() {
+	local loaded built file
+
+	file=$(our_ko "$1")
+	grep -qE "^$1 .*\(O" /proc/modules || { echo "  $1: not loaded out of tree"; return 1; }
+	if [ "${rte_dist:-0}" = 1 ]; then
+		echo "  $1: modprobe takes $file"
+		[[ $file == /lib/modules/$(uname -r)/updates/dkms/* ]]
+		return
+	fi
+	loaded=$(cat "/sys/module/$1/srcversion")
+	built=$(modinfo -F srcversion "$file")
+	echo "  $1: loaded srcversion $loaded, $file $built"
+	[ -n "$loaded" ] && [ "$loaded" = "$built" ]
+}
+
 # ulps_rebuilt: the run's module tree has the kernel's other RDMA
 # consumers built against the series' headers in updates/: run.sh gives
 # only a run of the series that tree (not compat, stock or dist).

@@ -5,15 +5,19 @@
 # registers its auxiliary driver, nothing about the wire (see README.md).
 . "$rte_repo/tools/testing/lib.sh"
 
-mlx5_ib_is_ours() {
-	[ "$(cat /sys/module/mlx5_ib/srcversion)" = \
-		"$(modinfo -F srcversion "$rte_modules/mlx5_ib.ko")" ] &&
-		grep -qE '^mlx5_ib .*\(O' /proc/modules
+# our_mlx5_ib: ours loaded, by insmod of the build, or on a distribution
+# kernel by its modprobe (DKMS's file).
+our_mlx5_ib() {
+	if [ "${rte_dist:-0}" = 1 ]; then
+		step modprobe mlx5_ib
+	else
+		step insmod "$rte_modules/mlx5_ib.ko"
+	fi
 }
 
-check "kernel's mlx5_core loads" step modprobe -d "$rte_modroot" mlx5_core
-check "our mlx5_ib loads on it" step insmod "$rte_modules/mlx5_ib.ko"
-check "loaded mlx5_ib is ours (srcversion, out-of-tree taint)" mlx5_ib_is_ours
+check "kernel's mlx5_core loads" step vm_modprobe mlx5_core
+check "our mlx5_ib loads on it" our_mlx5_ib
+check "loaded mlx5_ib is ours (our build, out of tree)" module_is_ours mlx5_ib
 check "mlx5_ib registered its auxiliary drivers" \
 	test -d /sys/bus/auxiliary/drivers/mlx5_ib.rdma
 check "mlx5_ib unloads" step rmmod mlx5_ib

@@ -9,8 +9,8 @@
 # - a device that registers again (rxe deleted and re-added) starts from
 #   the parameter, not from the policy its previous self had.
 # ib_core.roce_repath (off, on) is given the same treatment beside it.
-# The parameters are compat/0002's, the DKMS build's: the run "compat"
-# loads the series with compat/ on the test kernel, "dist" DKMS's build.
+# The parameters are compat/0002's, the DKMS build's: the run "dist-more"
+# loads DKMS's build on Debian's kernel, with the opt-in line hidden.
 # Ends with the stack loaded and rxea, rxeb up at the default, as it began.
 . "$rte_repo/tools/testing/lib.sh"
 
