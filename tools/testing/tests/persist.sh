@@ -19,7 +19,7 @@ KNOB_A=/sys/class/infiniband/rxea/ports/1/roce_entropy
 KNOB_B=/sys/class/infiniband/rxeb/ports/1/roce_entropy
 MODROOT=/tmp/persist-modroot
 REL=$(uname -r)
-MODPROBE_ROOT=(-d $MODROOT)
+MODPROBE_ROOT=(-d "$MODROOT")
 [ "${rte_dist:-0}" = 0 ] || MODPROBE_ROOT=()
 
 reads() { [ "$(cat "$1")" = "$2" ]; }
