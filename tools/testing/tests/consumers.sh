@@ -411,33 +411,37 @@ smc_up() {
 		wait_for 10 port_active rxea2 && wait_for 10 port_active rxeb2
 }
 
-# rxea2's packets sent and received, "SENT RCVD": the second link's
-rxea2_pkts() {
+# rxea2's packets sent and received, and r's a3's received and sent:
+# where the second link's packets went, when the capture missed them.
+link2_counters() {
 	local d=/sys/class/infiniband/rxea2/ports/1/hw_counters
 
-	echo "$(cat $d/sent_pkts) $(cat $d/rcvd_pkts)"
+	echo "rxea2 sent $(cat $d/sent_pkts), received $(cat $d/rcvd_pkts);" \
+		"r's a3 received $(ip netns exec r cat /sys/class/net/a3/statistics/rx_packets)," \
+		"sent $(ip netns exec r cat /sys/class/net/a3/statistics/tx_packets)"
 }
 
-# smc_link2_used BEFORE: the second link (rxea2, rxeb2) sent and received
-# packets since rxea2_pkts said BEFORE.
-smc_link2_used() {
-	local now
-
-	read -r -a now <<< "$(rxea2_pkts)"
-	[ "${now[0]}" -gt "${1% *}" ] && [ "${now[1]}" -gt "${1#* }" ]
+# smc_link2_captured: the capture so far (dumpcap flushes its file as it
+# goes) holds the second link's packets both ways, from and to $A4_2.
+smc_link2_captured() {
+	[ "$(tshark -r "$CAP" -Y "ip.addr == $A4_2 && udp.dstport == 4791" -T fields -e ip.src \
+		2>/dev/null | sort -u | wc -l)" -ge 2 ]
 }
 
 # SMC-R adds the link group's second link after the first, in its own
-# time: the capture must not end before that link carried packets both
-# ways (smc_links judges it).
+# time: the capture must not end before that link's packets, both ways,
+# are in it (smc_links judges them).  The counters of rxea2 moving were
+# not enough: the link's few packets could still be on their way to the
+# capture file when it ended.
 smc_data() {
 	local before
 
-	before=$(rxea2_pkts)
+	before=$(link2_counters)
 	step python3 "$rte_repo/tools/testing/tests/consumers.py" smc "$B4:4100" "$A4:4101" $SMC_BYTES ||
 		return 1
-	wait_for 20 smc_link2_used "$before" ||
-		echo "  the second link sent or received nothing in 20 s"
+	wait_for 20 smc_link2_captured ||
+		echo "  no packet of the second link in the capture in 20 s;" \
+			"before: $before; now: $(link2_counters)"
 }
 
 # smc_links: the link group's two links, each a connection of its own
