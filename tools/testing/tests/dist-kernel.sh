@@ -23,15 +23,14 @@ file_of() {
 	modinfo -F filename "$1"
 }
 
-# is_ours M: M's file is DKMS's, and the loaded M is an out-of-tree build
-# (taint O), as DKMS's modules are and the kernel's own are not.
+# is_ours M: M's file is DKMS's, and a loaded M is that build (lib.sh's
+# module_is_ours: out of tree, taint O, as the kernel's own are not).
 is_ours() {
+	[ ! -d "/sys/module/$1" ] || { module_is_ours "$1"; return; }
 	case $(file_of "$1") in
 	"$MODS/updates/dkms/"*) ;;
 	*) echo "  $1: modprobe takes $(file_of "$1")"; return 1 ;;
 	esac
-	[ ! -d "/sys/module/$1" ] || grep -q O "/sys/module/$1/taint" ||
-		{ echo "  $1 is loaded, not marked out of tree"; return 1; }
 }
 
 # is_distributions M: M's file is the kernel's own, and the loaded M is
