@@ -41,13 +41,15 @@ mount -t tmpfs tmpfs /var/tmp 2>/dev/null
 # The root is the host's, read-only.  A host that never had a kernel
 # package has no /usr/lib/modules to mount a module tree on (the dist
 # runs, consumers.sh): an overlay of /usr/lib, its changes in the guest's
-# memory, gives it an empty one.
+# memory, gives it an empty one.  Without the overlay module, the runs
+# that need the tree say what is missing.
 if [ ! -d /usr/lib/modules ]; then
-	modprobe -d "${rte_distroot:-$rte_modroot}" overlay
-	mkdir -p /run/usr-lib/upper /run/usr-lib/work
-	mount -t overlay overlay \
-		-o lowerdir=/usr/lib,upperdir=/run/usr-lib/upper,workdir=/run/usr-lib/work /usr/lib
-	mkdir /usr/lib/modules
+	modprobe -d "${rte_distroot:-$rte_modroot}" overlay &&
+		mkdir -p /run/usr-lib/upper /run/usr-lib/work &&
+		mount -t overlay overlay \
+			-o lowerdir=/usr/lib,upperdir=/run/usr-lib/upper,workdir=/run/usr-lib/work /usr/lib &&
+		mkdir /usr/lib/modules ||
+		echo "init: no /usr/lib/modules, and no overlay to make one on" >&2
 fi
 # The distribution's kernel of a Debian root of its own (run.sh VM_ROOT=):
 # that root's modules and modprobe configuration, as its kernel would see
