@@ -422,10 +422,13 @@ link2_counters() {
 }
 
 # smc_link2_captured: the capture so far (dumpcap flushes its file as it
-# goes) holds the second link's packets both ways, from and to $A4_2.
+# goes; the reader takes a last record cut short as malformed) holds the
+# second link's packets both ways, from and to $A4_2.  roce-entropy pcap
+# reads it in a fraction of a second, where tshark took 5-60 s.
 smc_link2_captured() {
-	[ "$(tshark -r "$CAP" -Y "ip.addr == $A4_2 && udp.dstport == 4791" -T fields -e ip.src \
-		2>/dev/null | sort -u | wc -l)" -ge 2 ]
+	"$TOOL" pcap "$CAP" --json 2>/dev/null |
+		jq -e --arg a "$A4_2" '[.connections[] | select(.src == $a or .dst == $a) |
+			select(.forward.packets > 0 and .reverse.packets > 0)] | length > 0'
 }
 
 # SMC-R adds the link group's second link after the first, in its own
