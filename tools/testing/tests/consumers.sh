@@ -424,7 +424,7 @@ link2_counters() {
 # smc_link2_captured: the capture so far (dumpcap flushes its file as it
 # goes; the reader takes a last record cut short as malformed) holds the
 # second link's packets both ways, from and to $A4_2.  roce-entropy pcap
-# reads it in a fraction of a second, where tshark took 5-60 s.
+# reads it in a fraction of a second, where tshark took 5-65 s.
 smc_link2_captured() {
 	"$TOOL" pcap "$CAP" --json 2>/dev/null |
 		jq -e --arg a "$A4_2" '[.connections[] | select(.src == $a or .dst == $a) |
@@ -433,9 +433,8 @@ smc_link2_captured() {
 
 # SMC-R adds the link group's second link after the first, in its own
 # time: the capture must not end before that link's packets, both ways,
-# are in it (smc_links judges them).  The counters of rxea2 moving were
-# not enough: the link's few packets could still be on their way to the
-# capture file when it ended.
+# are in it (smc_links judges them).  Waiting for rxea2's counters was not
+# enough: once they moved, and the capture on a3 held nothing.
 smc_data() {
 	local before
 
