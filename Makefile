@@ -16,6 +16,12 @@
 #                         W=1 + sparse, checkpatch, get_maintainer (KTAP)
 #   make patchset         build/patchset/: the series as git format-patch,
 #                         the RFC series in build/patchset/rfc/
+#   make series-edit      build/edit: the three series as git commits on
+#                         pristine 6.12, to edit with git (EDIT=dir)
+#   make series-export    build/edit's commits back into patches/, compat/
+#                         and the new files (README: Changing the kernel code)
+#   make src              build/src: the kernel's directories as both series
+#                         leave them (COMPAT=1: with compat/ too)
 #   make tools            build/bin/: roce-entropy, roce-ping, roce-qps, rxe-wqe-av
 #   make iproute2         build/iproute2/rdma: Debian's iproute2 with the
 #                         patches of tools/iproute2 (rdma link/system/res)
@@ -36,7 +42,7 @@ TOOLS := tools/build
 BUILD := build
 
 .PHONY: deb dkms-build all deps deps-tools deps-fuzz deps-deb kernel modules tools kunit vm-run check check-debug demo bench \
-	clean help patchset series-check fuzz iproute2
+	clean help patchset series-check fuzz iproute2 series-edit series-export src
 
 all: modules
 
@@ -88,6 +94,15 @@ patchset: deps
 
 series-check: kernel
 	@$(TOOLS)/series-check.sh
+
+series-edit: deps
+	@$(TOOLS)/series.sh edit $(EDIT)
+
+series-export:
+	@$(TOOLS)/series.sh export $(EDIT)
+
+src: deps
+	@$(TOOLS)/series.sh src $(if $(COMPAT),compat)
 
 check:
 	@DEBUG="$(DEBUG)" RUNS="$(RUNS)" tools/testing/check.sh

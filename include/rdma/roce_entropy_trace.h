@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Trace events of the RoCE v2 entropy policy: the UDP source port and IPv6
- * flow label a QP or an AH was given, when it was given them, and each
- * re-path move of an RC QP.
+ * flow label a QP or an AH was given, and when it was given them.
  *
  * Defined in ib_core (roce_entropy.c), fired by the drivers that follow the
  * policy.  The events of one kind share the class roce_entropy_class;
@@ -97,48 +96,6 @@ DEFINE_EVENT_PRINT(roce_entropy_class, roce_entropy_ah,
 			     show_roce_entropy_policy(__entry->policy),
 			     show_roce_entropy_source(__entry->source),
 			     __entry->flow_label, __entry->udp_sport));
-
-TRACE_DEFINE_ENUM(RDMA_REPATH_TIMEOUT);
-TRACE_DEFINE_ENUM(RDMA_REPATH_DUPLICATE);
-
-/*
- * An RC QP moved to the next flow label of its re-path sequence: the move's
- * number, what made it (a requester's retransmission timeout or a
- * responder's duplicate requests), and the flow label and UDP source port
- * before and after.
- */
-TRACE_EVENT(roce_entropy_repath,
-	    TP_PROTO(struct ib_device *dev, u32 port, u32 qpn, u32 move,
-		     enum rdma_repath_event event, u32 old_fl, u16 old_sport,
-		     u32 new_fl, u16 new_sport),
-	    TP_ARGS(dev, port, qpn, move, event, old_fl, old_sport, new_fl,
-		    new_sport),
-	    TP_STRUCT__entry(__string(device, dev_name(&dev->dev))
-			     __field(u32, port)
-			     __field(u32, qpn)
-			     __field(u32, move)
-			     __field(u32, old_fl)
-			     __field(u32, new_fl)
-			     __field(u16, old_sport)
-			     __field(u16, new_sport)
-			     __field(u8, event)),
-	    TP_fast_assign(__assign_str(device);
-			   __entry->port = port;
-			   __entry->qpn = qpn;
-			   __entry->move = move;
-			   __entry->old_fl = old_fl;
-			   __entry->new_fl = new_fl;
-			   __entry->old_sport = old_sport;
-			   __entry->new_sport = new_sport;
-			   __entry->event = event;),
-	    TP_printk("device=%s port=%u qpn=%u move=%u by=%s flow_label=0x%05x->0x%05x udp_sport=%u->%u",
-		      __get_str(device), __entry->port, __entry->qpn,
-		      __entry->move,
-		      __print_symbolic(__entry->event,
-				       { RDMA_REPATH_TIMEOUT, "requester" },
-				       { RDMA_REPATH_DUPLICATE, "responder" }),
-		      __entry->old_fl, __entry->new_fl, __entry->old_sport,
-		      __entry->new_sport));
 
 #endif /* _TRACE_ROCE_ENTROPY_H */
 

@@ -223,66 +223,17 @@ posting_patches() {
 		! -name '0000-cover-letter.patch' 2>/dev/null | sort
 }
 
-# patch_sections MODE FILES PATCH: PATCH's diff sections of the files in
-# FILES (space-separated) with MODE "only", or all the others and the
-# header with MODE "without".  A patch of the series may change a file an
-# earlier patch added: the repository holds that file as the whole series
-# leaves it, so the staged tree takes it as it is and the patch's sections
-# for it are left out (stage_src), and make patchset takes them back out
-# of it to get the file each patch adds (patchset.sh).  Hunks are read by
-# their line counts, so a removed line that starts with "-- " is no header.
-patch_sections() {
-	awk -v mode="$1" -v files="$2" '
-	BEGIN {
-		n = split(files, f, " ")
-		for (i = 1; i <= n; i++)
-			listed[f[i]] = 1
-		keep = (mode == "without")
-	}
-	left > 0 || right > 0 {
-		c = substr($0, 1, 1)
-		if (c == " ") { left--; right-- }
-		else if (c == "-") left--
-		else if (c == "+") right--
-		if (keep) print
-		next
-	}
-	/^--- / { pending = $0; next }
-	/^\+\+\+ / && pending != "" {
-		file = $2; sub(/^b\//, "", file)
-		keep = (mode == "only") == (file in listed)
-		if (keep) { print pending; print }
-		pending = ""
-		next
-	}
-	/^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@/ {
-		left = split($2, o, ",") > 1 ? o[2] : 1
-		right = split($3, r, ",") > 1 ? r[2] : 1
-		if (keep) print
-		next
-	}
-	{
-		if (pending != "" && keep) print pending
-		pending = ""
-		if (keep) print
-	}' "$3"
-}
-
-# apply_series DIR SERIES [FILES]: the patches SERIES lists, from its
-# directory, applied to DIR in order, without their sections for FILES
-# (patch_sections); prints how many.
+# apply_series DIR SERIES: the patches SERIES lists, from its directory,
+# applied to DIR in order; prints how many.
 apply_series() {
-	local p n=0 src=$1 series=$2 files=${3:-}
+	local p n=0 src=$1 series=$2
 	local dir=${series%/*} log=${1%/*}/patch.log
 
 	while read -r p; do
 		case $p in ''|'#'*) continue ;; esac
 		[ -f "$dir/$p" ] || die "${series#"$REPO"/} names $p, which is missing"
-		patch_sections without "$files" "$dir/$p" > "$log.in"
-		# a patch that only changes the series' new files: nothing here
-		if grep -q '^+++ ' "$log.in" &&
-			! patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$src" \
-				< "$log.in" > "$log" 2>&1; then
+		if ! patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$src" \
+			< "$dir/$p" > "$log" 2>&1; then
 			cat "$log" >&2
 			die "${dir#"$REPO"/}/$p does not apply to Linux $KVER ($KSRC) with the patches before it: refresh it"
 		fi
@@ -292,27 +243,27 @@ apply_series() {
 }
 
 # stage_src [DIR [compat]]: DIR (default $BUILD/src) = the kernel's copies
-# of $TREE_DIRS, our new files on top, then patches/series and the RFC
-# series on top of it, patches/rfc/series, applied in order; with
-# "compat", compat/series after them (the build for a distribution's
-# kernel, whose kABI it keeps: compat/README.md).  Never built in.
+# of $TREE_DIRS, the new files of patches/new-files as the patches that
+# add them do, then patches/series and the RFC series on top of it,
+# patches/rfc/series, applied in order (a patch's changes to a file an
+# earlier one added are among its sections); with "compat", compat/series
+# after them (the build for a distribution's kernel, whose kABI it keeps:
+# compat/README.md).  Never built in.
 stage_src() {
-	local d p f n src=${1:-$BUILD/src} compat=${2:-} added=
+	local d p f n src=${1:-$BUILD/src} compat=${2:-}
 
 	rm -rf "$src"
 	for d in $TREE_DIRS; do
 		mkdir -p "$src/$(dirname "$d")"
 		cp -a "$KSRC/$d" "$src/$d"
 	done
-	# the new files of the series
 	while read -r p f; do
 		case $p in ''|'#'*) continue ;; esac
 		mkdir -p "$src/$(dirname "$f")"
 		cp "$REPO/$f" "$src/$f"
-		added="$added $f"
 	done < "$REPO/patches/new-files"
-	n="$(apply_series "$src" "$REPO/patches/series" "$added") patch(es)"
-	n="$n and $(apply_series "$src" "$REPO/patches/rfc/series" "$added") of rfc/"
+	n="$(apply_series "$src" "$REPO/patches/series") patch(es)"
+	n="$n and $(apply_series "$src" "$REPO/patches/rfc/series") of rfc/"
 	# IBK_ROCE_ENTROPY (patch 0001) takes the next free bit of the kernel
 	# capability flags; one that a stable update gave the same bit is
 	# refused before anything is built with it.

@@ -16,8 +16,8 @@
 #   - the posting (cover letter and patches) says nothing of a
 #     distribution's constraints (kABI, symbol CRCs, genksyms, DKMS, a
 #     distribution, compat/): upstream does not carry them;
-#   - each .rst file the series adds (patches/new-files) parses under
-#     docutils without a warning (a malformed table, a broken reference:
+#   - each .rst file the series adds (patches/new-files), as both series
+#     leave it, parses under docutils without a warning (a malformed table, a broken reference:
 #     what the kernel's Sphinx build trips over first).
 # Then the checks themselves: the cover letter without the series' first
 # export must fail, so must a patch that names the kABI, and so must a
@@ -197,20 +197,23 @@ else
 	ktap_test_fail "the posting says nothing of a distribution's kABI, DKMS or compat/"
 fi
 
+# the documentation as both series leave it
+staged=$(mktemp -d "${TMPDIR:-/tmp}/cover-check.XXXXXX")
+trap 'rm -rf "$staged"' EXIT
+stage_src "$staged/src" >&2
 for f in "${rsts[@]}"; do
-	if out=$(rst_clean "$REPO/$f" 2>&1); then
-		ktap_test_pass "$f parses without a docutils warning"
+	if out=$(rst_clean "$staged/src/$f" 2>&1); then
+		ktap_test_pass "$f, as both series leave it, parses without a docutils warning"
 	else
 		sed 's/^/# /' <<< "$out"
-		ktap_test_fail "$f parses without a docutils warning"
+		ktap_test_fail "$f, as both series leave it, parses without a docutils warning"
 	fi
 done
 
 # The controls: the first export gone from the cover letter, a table with
 # text in its margin; each check fails.
 first=$(grep -m 1 '^export ' <<< "$series_names")
-control=$(mktemp)
-trap 'rm -f "$control"' EXIT
+control=$staged/control
 sed "s/\b${first#* }\b/(removed)/g" "$COVER" > "$control"
 if [ -n "$first" ] && [ "$(unnamed "$control" <<< "$first")" = "$first" ]; then
 	ktap_test_pass "a cover letter without ${first#* } fails this check"

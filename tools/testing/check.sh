@@ -392,6 +392,10 @@ if [ "$DEBUG" = 0 ]; then
 		> "$LOGS/series.ktap" 2> "$LOGS/series-check.log"
 	rc=$?
 	count_file ktap "$LOGS/series.ktap" "series check"
+	say "the series as commits and back: make series-edit, an edit, make series-export"
+	timed "series round trip" "$REPO/tools/build/series.sh" check \
+		> "$LOGS/series-roundtrip.ktap" 2> "$LOGS/series-roundtrip.log"
+	count_file ktap "$LOGS/series-roundtrip.ktap" "series round trip (tools/build/series.sh check)"
 	"$REPO/tools/build/cover-check.sh" > "$LOGS/cover.ktap" 2> "$LOGS/cover.log"
 	count_file ktap "$LOGS/cover.ktap" "cover letters name every interface the patches add; documentation parses"
 	if [ ! -f "$MODBUILD/modules/ib_core.ko" ] || [ $rc != 0 ]; then

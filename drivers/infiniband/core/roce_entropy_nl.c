@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The RoCE v2 entropy policy over rdma netlink: a port's policy in
- * RDMA_NLDEV_CMD_PORT_GET and RDMA_NLDEV_CMD_SET, the policy and the
- * re-path setting of devices yet to register in RDMA_NLDEV_CMD_SYS_GET and
- * RDMA_NLDEV_CMD_SYS_SET.  A port's policy is the same setting as its
- * roce_entropy file (roce_entropy.c); nldev.c calls in here.
+ * RDMA_NLDEV_CMD_PORT_GET and RDMA_NLDEV_CMD_SET, the policy of devices
+ * yet to register in RDMA_NLDEV_CMD_SYS_GET and RDMA_NLDEV_CMD_SYS_SET.
+ * A port's policy is the same setting as its roce_entropy file
+ * (roce_entropy.c); nldev.c calls in here.
  */
 
 #include <net/netlink.h>
 #include <rdma/rdma_netlink.h>
 
 #include "core_priv.h"
-
-/* RDMA_NLDEV_SYS_ATTR_ROCE_REPATH: 0 off, 1 on */
-static_assert(RDMA_REPATH_OFF == 0 && RDMA_REPATH_ON == 1 && RDMA_REPATH_NR == 2);
 
 /**
  * rdma_entropy_nl_fill_port - a port's policy in its PORT_GET message
@@ -88,31 +85,25 @@ int rdma_entropy_nl_set_port(struct ib_device *dev, struct nlattr *tb[],
 }
 
 /**
- * rdma_entropy_nl_fill_sys - the defaults in a SYS_GET message
+ * rdma_entropy_nl_fill_sys - the default in a SYS_GET message
  * @msg: the message
  *
  * Return: 0, or -EMSGSIZE when @msg is full.
  */
 int rdma_entropy_nl_fill_sys(struct sk_buff *msg)
 {
-	if (nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY,
-		       rdma_entropy_default()) ||
-	    nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_ROCE_REPATH,
-		       rdma_repath_default()))
-		return -EMSGSIZE;
-
-	return 0;
+	return nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY,
+			  rdma_entropy_default());
 }
 
 /**
- * rdma_entropy_nl_set_sys - RDMA_NLDEV_CMD_SYS_SET of the defaults
- * @tb: the parsed attributes: RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY,
- *      RDMA_NLDEV_SYS_ATTR_ROCE_REPATH or both (their ranges checked by
- *      nldev's policy)
+ * rdma_entropy_nl_set_sys - RDMA_NLDEV_CMD_SYS_SET of the default
+ * @tb: the parsed attributes, RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY among them
+ *      (its range checked by nldev's policy)
  *
- * Devices registered from now on start with them; those registered keep
- * their ports' settings.  One of each for the whole system: boot scripts
- * set them before the devices register, or before the ULPs connect.
+ * Devices registered from now on start with it; those registered keep
+ * their ports' policies.  One for the whole system: boot scripts set it
+ * before the devices register, or before the ULPs connect.
  *
  * Return: 0.
  */
@@ -120,7 +111,5 @@ int rdma_entropy_nl_set_sys(struct nlattr *tb[])
 {
 	if (tb[RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY])
 		rdma_entropy_set_default(nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY]));
-	if (tb[RDMA_NLDEV_SYS_ATTR_ROCE_REPATH])
-		rdma_repath_set_default(nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_ROCE_REPATH]));
 	return 0;
 }

@@ -10,9 +10,7 @@
 #include <linux/bitmap.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include <net/netlink.h>
 #include <rdma/roce_entropy.h>
-#include <uapi/rdma/rdma_netlink.h>
 
 #include "core_priv.h"
 #include "roce_entropy_vectors.h"
@@ -560,318 +558,6 @@ static void roce_entropy_ud_per_send_sport(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ud_send_sport(RDMA_ENTROPY_MIX, 1, 1), 0xd000);
 }
 
-struct reply_case {
-	enum rdma_entropy_policy policy;
-	u32 rx_fl;
-	u32 fl;
-	u32 expected_fl;
-};
-
-/*
- * A reply's address built from a received packet (the CM's SIDR REP, REJ,
- * DREP): the flow label received (IPv6) wins; without one (IPv4) the
- * connection's is used, but under "builtin", as in 6.12, none.
- */
-static const struct reply_case reply_cases[] = {
-	{ RDMA_ENTROPY_RFC, 0, 0x12345, 0x12345 },
-	{ RDMA_ENTROPY_RFC, 0, 0xfff12345, 0x12345 },
-	{ RDMA_ENTROPY_RFC, 0, 0, 0 },
-	{ RDMA_ENTROPY_RFC, 0xabcde, 0x12345, 0xabcde },
-	{ RDMA_ENTROPY_MIX, 0xabcde, 0, 0xabcde },
-	{ RDMA_ENTROPY_MIX, 0xfffabcde, 0, 0xabcde },
-	{ RDMA_ENTROPY_OFF, 0, 0x12345, 0x12345 },
-	{ RDMA_ENTROPY_BUILTIN, 0, 0x12345, 0 },
-	{ RDMA_ENTROPY_BUILTIN, 0xabcde, 0x12345, 0xabcde },
-};
-
-static void reply_desc(const struct reply_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s rx fl %#x fl %#x",
-		 rdma_entropy_name(c->policy), c->rx_fl, c->fl);
-}
-
-KUNIT_ARRAY_PARAM(reply, reply_cases, reply_desc);
-
-static void roce_entropy_reply_flow_label_decision(struct kunit *test)
-{
-	const struct reply_case *c = test->param_value;
-
-	KUNIT_EXPECT_EQ(test, rdma_entropy_reply_flow_label(c->policy, c->rx_fl,
-							    c->fl),
-			c->expected_fl);
-}
-
-/* ---- re-path: the sequence ---- */
-
-static void repath_desc(const struct roce_entropy_repath_vector *v, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "base %#07x move %u", v->base,
-		 v->move);
-}
-
-KUNIT_ARRAY_PARAM(repath, roce_entropy_repath_vectors, repath_desc);
-
-static void roce_entropy_repath_golden(struct kunit *test)
-{
-	const struct roce_entropy_repath_vector *v = test->param_value;
-	u32 fl = rdma_repath_flow_label(v->base, v->move);
-
-	KUNIT_EXPECT_EQ(test, fl, v->fl);
-	KUNIT_EXPECT_EQ(test, rdma_flow_label_to_udp_sport(fl), v->udp_sport);
-}
-
-/* The low bits of a port that a move's number changes. */
-static u32 repath_port_step(u32 base, u32 fl)
-{
-	return (rdma_flow_label_to_udp_sport(fl) ^
-		rdma_flow_label_to_udp_sport(base)) & RDMA_REPATH_STEP_MASK;
-}
-
-/*
- * One move of one base: a 20-bit label, never 0, never the base, and a port
- * whose low 6 bits are the base port's XOR the move's number.  The last
- * makes the ports of the base and of moves 1 to 63 pairwise different, and
- * so their labels too.  Returns whether all hold.
- */
-static bool repath_move_ok(u32 base, u32 move)
-{
-	u32 fl = rdma_repath_flow_label(base, move);
-	u32 step = (move - 1) % RDMA_REPATH_STEPS + 1;
-
-	return fl && !(fl & ~IB_GRH_FLOWLABEL_MASK) && fl != base &&
-	       repath_port_step(base, fl) == step;
-}
-
-/* Every 20-bit base, its first 8 moves: the properties above, exhaustively. */
-static void roce_entropy_repath_all_bases(struct kunit *test)
-{
-	u32 base, move, bad = 0, first_base = 0, first_move = 0;
-
-	for (base = 0; base <= IB_GRH_FLOWLABEL_MASK; base++) {
-		for (move = 1; move <= 8; move++) {
-			if (repath_move_ok(base, move))
-				continue;
-			if (!bad++) {
-				first_base = base;
-				first_move = move;
-			}
-		}
-		cond_resched();
-	}
-	KUNIT_EXPECT_EQ_MSG(test, bad, 0, "first: base %#x move %u",
-			    first_base, first_move);
-}
-
-/*
- * A walk of bases, the edges among them: every move up to 63 holds the
- * properties, the 63 ports are pairwise different and differ from the base
- * port, move 63 + n is move n, move 0 is the base, and only 20 bits of the
- * base count.
- */
-static void roce_entropy_repath_all_moves(struct kunit *test)
-{
-	static const u32 edges[] = { 0, 1, 0x4001, 0x7181d, 0xfffff };
-	u32 state = 9, base, move, fl, port;
-	unsigned long *ports;
-	int i;
-
-	ports = kunit_kcalloc(test, BITS_TO_LONGS(1 << 14), sizeof(long),
-			      GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ports);
-
-	for (i = 0; i < PROPERTY_ROUNDS + ARRAY_SIZE(edges); i++) {
-		base = i < ARRAY_SIZE(edges) ? edges[i] :
-			next_input(&state) & IB_GRH_FLOWLABEL_MASK;
-		bitmap_zero(ports, 1 << 14);
-		__set_bit(rdma_flow_label_to_udp_sport(base) & 0x3fff, ports);
-		KUNIT_ASSERT_EQ(test, rdma_repath_flow_label(base, 0), base);
-		for (move = 1; move <= RDMA_REPATH_STEPS; move++) {
-			fl = rdma_repath_flow_label(base, move);
-			port = rdma_flow_label_to_udp_sport(fl);
-			KUNIT_ASSERT_TRUE_MSG(test, repath_move_ok(base, move),
-					      "base %#x move %u: %#x", base,
-					      move, fl);
-			KUNIT_ASSERT_FALSE_MSG(test,
-					       __test_and_set_bit(port & 0x3fff,
-								  ports),
-					       "base %#x move %u: port %#x again",
-					       base, move, port);
-			KUNIT_ASSERT_EQ(test,
-					rdma_repath_flow_label(base, move +
-							       RDMA_REPATH_STEPS),
-					fl);
-			KUNIT_ASSERT_EQ(test,
-					rdma_repath_flow_label(base | 0xfff00000,
-							       move),
-					fl);
-		}
-	}
-}
-
-/*
- * A switch that hashes the low k bits of the port (here k = 3, 8 paths):
- * the base and moves 1 to 7 use each of the 8 paths once.
- */
-static void roce_entropy_repath_low_bits(struct kunit *test)
-{
-	u32 state = 10, base, move, seen;
-	int i;
-
-	for (i = 0; i < PROPERTY_ROUNDS; i++) {
-		base = next_input(&state) & IB_GRH_FLOWLABEL_MASK;
-		seen = 0;
-		for (move = 0; move < 8; move++) {
-			u16 port = rdma_flow_label_to_udp_sport(rdma_repath_flow_label(base,
-										   move));
-
-			seen |= BIT(port & 7);
-		}
-		KUNIT_ASSERT_EQ_MSG(test, seen, 0xff, "base %#x", base);
-	}
-}
-
-/* ---- re-path: which events move a QP ---- */
-
-struct repath_rule_case {
-	const char *name;
-	enum rdma_repath repath;
-	bool pinned;
-	enum rdma_repath_event event;
-	unsigned int rounds;
-	bool moves;
-};
-
-static const struct repath_rule_case repath_rule_cases[] = {
-	{ "timeout, first", RDMA_REPATH_ON, false, RDMA_REPATH_TIMEOUT, 1,
-	  false },
-	{ "timeout, second in a row", RDMA_REPATH_ON, false,
-	  RDMA_REPATH_TIMEOUT, 2, true },
-	{ "timeout, sixth in a row", RDMA_REPATH_ON, false,
-	  RDMA_REPATH_TIMEOUT, 6, true },
-	{ "timeout, none counted", RDMA_REPATH_ON, false, RDMA_REPATH_TIMEOUT,
-	  0, false },
-	{ "timeout, second, re-path off", RDMA_REPATH_OFF, false,
-	  RDMA_REPATH_TIMEOUT, 2, false },
-	{ "timeout, second, application's label", RDMA_REPATH_ON, true,
-	  RDMA_REPATH_TIMEOUT, 2, false },
-	{ "timeout, second, a setting that is none", RDMA_REPATH_NR, false,
-	  RDMA_REPATH_TIMEOUT, 2, false },
-	/* an event that is neither, as a NAK would be: never */
-	{ "no such event", RDMA_REPATH_ON, false,
-	  (enum rdma_repath_event)(RDMA_REPATH_DUPLICATE + 1), 2, false },
-	{ "duplicate, first", RDMA_REPATH_ON, false, RDMA_REPATH_DUPLICATE, 1,
-	  false },
-	{ "duplicate, second in a row", RDMA_REPATH_ON, false,
-	  RDMA_REPATH_DUPLICATE, 2, true },
-	{ "duplicate, third in a row", RDMA_REPATH_ON, false,
-	  RDMA_REPATH_DUPLICATE, 3, true },
-	{ "duplicate, none counted", RDMA_REPATH_ON, false,
-	  RDMA_REPATH_DUPLICATE, 0, false },
-	{ "duplicate, second, application's label", RDMA_REPATH_ON, true,
-	  RDMA_REPATH_DUPLICATE, 2, false },
-	{ "duplicate, second, re-path off", RDMA_REPATH_OFF, false,
-	  RDMA_REPATH_DUPLICATE, 2, false },
-};
-
-static void repath_rule_desc(const struct repath_rule_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
-}
-
-KUNIT_ARRAY_PARAM(repath_rule, repath_rule_cases, repath_rule_desc);
-
-static void roce_entropy_repath_rules(struct kunit *test)
-{
-	const struct repath_rule_case *c = test->param_value;
-
-	KUNIT_EXPECT_EQ(test, rdma_repath_should_move(c->repath, c->pinned,
-						      c->event, c->rounds),
-			c->moves);
-}
-
-struct cm_generated_case {
-	u16 port_a;
-	u16 port_b;
-	u32 fl;
-	bool generated;
-};
-
-/*
- * An rdma_cm label is the CM's if a policy derives it from the ports, in
- * either order (the passive side has them the other way round).  Labels
- * from the CM golden vectors.
- */
-static const struct cm_generated_case cm_generated_cases[] = {
-	{ 0xc001, 0x4791, 0x787b0, true },	/* builtin, active side's order */
-	{ 0x4791, 0xc001, 0x787b0, true },	/* ... seen from the passive side */
-	{ 0xc001, 0x4791, 0x96a90, true },	/* builtin, the other order */
-	{ 0xc001, 0x4791, 0x89f0e, true },	/* rfc */
-	{ 0x4791, 0xc001, 0x89f0e, true },
-	{ 0xc001, 0x4791, 0x4f3af, true },	/* mix */
-	{ 0x4791, 0xc001, 0x4f3af, true },
-	{ 0x1c06, 0xd43f, 0xcf18b, true },
-	{ 0xd43f, 0x1c06, 0x08d84, true },
-	{ 0x1c06, 0xd43f, 0x438f9, true },
-	{ 0xc001, 0x4791, 0xfff89f0e, true },	/* 20 bits count */
-	{ 0xc001, 0x4791, 0x5a5a5, false },	/* an application's */
-	{ 0xc001, 0x4791, 0xcf18b, false },	/* another connection's */
-	{ 0xc001, 0x4791, 0, false },		/* none */
-	{ 0, 0x12b7, 0, false },		/* rfc of a zero port: none */
-	{ 0, 0x12b7, 0x012b7, true },		/* builtin of it */
-};
-
-static void cm_generated_desc(const struct cm_generated_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "ports %#x %#x fl %#x",
-		 c->port_a, c->port_b, c->fl);
-}
-
-KUNIT_ARRAY_PARAM(cm_generated, cm_generated_cases, cm_generated_desc);
-
-static void roce_entropy_repath_cm_generated(struct kunit *test)
-{
-	const struct cm_generated_case *c = test->param_value;
-
-	KUNIT_EXPECT_EQ(test, rdma_repath_cm_generated(c->fl, c->port_a,
-						       c->port_b),
-			c->generated);
-}
-
-struct pinned_case {
-	const char *name;
-	u32 fl;
-	bool pinned;
-};
-
-/*
- * Whether a QP's label is the application's, from the label of its address
- * alone: rdma_cm marks its own with RDMA_ENTROPY_FL_CM.  Only 20 bits are a
- * label.
- */
-static const struct pinned_case pinned_cases[] = {
-	{ "none: the QP generates one", 0, false },
-	{ "the application's", 0x89f0e, true },
-	{ "rdma_cm's, marked", 0x89f0e | RDMA_ENTROPY_FL_CM, false },
-	{ "a mark alone: none", RDMA_ENTROPY_FL_CM, false },
-	{ "bits above 20 only: none", 0x100000, false },
-	{ "other bits above 20: the application's", 0x7ff5a5a5, true },
-	{ "every bit", U32_MAX, false },
-};
-
-static void pinned_desc(const struct pinned_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
-}
-
-KUNIT_ARRAY_PARAM(pinned, pinned_cases, pinned_desc);
-
-static void roce_entropy_repath_pinned(struct kunit *test)
-{
-	const struct pinned_case *c = test->param_value;
-
-	KUNIT_EXPECT_EQ(test, rdma_repath_pinned(c->fl), c->pinned);
-}
-
 /* ---- a port's policy, through a device made up for the test ---- */
 
 struct port_test {
@@ -885,9 +571,9 @@ static struct ib_port_data *test_port_data(struct kunit *test)
 }
 
 /*
- * One port, policy "mix", re-path on, of a zeroed ib_device that declares
- * IBK_ROCE_ENTROPY: enough for rdma_port_entropy() and the reply helpers,
- * which read nothing else.
+ * One port, policy "mix", of a zeroed ib_device that declares
+ * IBK_ROCE_ENTROPY: enough for rdma_port_entropy(), which reads nothing
+ * else.
  */
 static int roce_entropy_port_init(struct kunit *test)
 {
@@ -903,7 +589,6 @@ static int roce_entropy_port_init(struct kunit *test)
 	t->dev->phys_port_cnt = 1;
 	t->dev->attrs.kernel_cap_flags = IBK_ROCE_ENTROPY;
 	ib_port_roce(t->dev, 1)->entropy = RDMA_ENTROPY_MIX;
-	ib_port_roce(t->dev, 1)->repath = RDMA_REPATH_ON;
 	test->priv = t;
 	return 0;
 }
@@ -925,22 +610,9 @@ static void roce_entropy_port_bounds(struct kunit *test)
 				    RDMA_ENTROPY_BUILTIN, "port %u", bad_ports[i]);
 }
 
-/* The same for the re-path setting: off for any port that is not one. */
-static void roce_entropy_port_repath_bounds(struct kunit *test)
-{
-	static const u32 bad_ports[] = { 0, 2, 3, 255, 256, U32_MAX };
-	struct port_test *t = test->priv;
-	int i;
-
-	KUNIT_EXPECT_EQ(test, rdma_port_repath(t->dev, 1), RDMA_REPATH_ON);
-	for (i = 0; i < ARRAY_SIZE(bad_ports); i++)
-		KUNIT_EXPECT_EQ_MSG(test, rdma_port_repath(t->dev, bad_ports[i]),
-				    RDMA_REPATH_OFF, "port %u", bad_ports[i]);
-}
-
 /*
  * A device whose driver does not declare IBK_ROCE_ENTROPY reads the builtin
- * policy and re-path off whatever its ports hold, and nothing can set them.
+ * policy whatever its ports hold, and nothing can set it.
  */
 static void roce_entropy_port_undeclared(struct kunit *test)
 {
@@ -948,7 +620,6 @@ static void roce_entropy_port_undeclared(struct kunit *test)
 
 	t->dev->attrs.kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_BUILTIN);
-	KUNIT_EXPECT_EQ(test, rdma_port_repath(t->dev, 1), RDMA_REPATH_OFF);
 	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "rfc", 3),
 			-ENODEV);
 	KUNIT_EXPECT_EQ(test, ib_port_roce(t->dev, 1)->entropy,
@@ -963,16 +634,12 @@ static void roce_entropy_port_undeclared(struct kunit *test)
 static void roce_entropy_port_defaults(struct kunit *test)
 {
 	enum rdma_entropy_policy def = rdma_entropy_default();
-	enum rdma_repath def_repath = rdma_repath_default();
 	struct port_test *t = test->priv;
 	struct ib_port_roce *roce = ib_port_roce(t->dev, 1);
 
 	roce->entropy = (def + 1) % RDMA_ENTROPY_NR;
-	roce->repath = def_repath == RDMA_REPATH_ON ? RDMA_REPATH_OFF :
-						      RDMA_REPATH_ON;
 	rdma_entropy_init_port(t->dev, 1);
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), def);
-	KUNIT_EXPECT_EQ(test, rdma_port_repath(t->dev, 1), def_repath);
 
 	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "mix\n", 4), 4);
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_MIX);
@@ -1020,30 +687,6 @@ static void roce_entropy_port_knob(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, rdma_entropy_port_has_knob(t->dev, 1),
 			c->has_knob);
-}
-
-/* A reply's address takes the connection's flow label as its port's policy says. */
-static void roce_entropy_port_reply(struct kunit *test)
-{
-	struct port_test *t = test->priv;
-	struct rdma_ah_attr attr = {};
-
-	rdma_ah_set_port_num(&attr, 1);
-	rdma_entropy_set_reply_flow_label(t->dev, &attr, 0x12345);
-	KUNIT_EXPECT_EQ(test, attr.grh.flow_label, 0);	/* no GRH: untouched */
-
-	rdma_ah_set_ah_flags(&attr, IB_AH_GRH);
-	rdma_entropy_set_reply_flow_label(t->dev, &attr, 0x12345);
-	KUNIT_EXPECT_EQ(test, attr.grh.flow_label, 0x12345);
-
-	attr.grh.flow_label = 0xabcde;			/* received: wins */
-	rdma_entropy_set_reply_flow_label(t->dev, &attr, 0x12345);
-	KUNIT_EXPECT_EQ(test, attr.grh.flow_label, 0xabcde);
-
-	attr.grh.flow_label = 0;			/* port 2: not one */
-	rdma_ah_set_port_num(&attr, 2);
-	rdma_entropy_set_reply_flow_label(t->dev, &attr, 0x12345);
-	KUNIT_EXPECT_EQ(test, attr.grh.flow_label, 0);
 }
 
 /* ---- the knob's parser ---- */
@@ -1105,182 +748,12 @@ static void roce_entropy_parse_names(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_entropy_parse(c->str), c->expected);
 }
 
-static const struct parse_case repath_parse_cases[] = {
-	{ "off", RDMA_REPATH_OFF },
-	{ "on", RDMA_REPATH_ON },
-	{ "off\n", RDMA_REPATH_OFF },
-	{ "on\n", RDMA_REPATH_ON },
-	{ "", -EINVAL },
-	{ "\n", -EINVAL },
-	{ "o", -EINVAL },
-	{ "of", -EINVAL },
-	{ "onn", -EINVAL },
-	{ "on\n\n", -EINVAL },
-	{ " on", -EINVAL },
-	{ "On", -EINVAL },
-	{ "ON", -EINVAL },
-	{ "1", -EINVAL },
-	{ "yes", -EINVAL },
-	{ "rfc", -EINVAL },
-	{ "on\noff", -EINVAL },
-	{ overlong, -EINVAL },
-};
-
-KUNIT_ARRAY_PARAM(repath_parse, repath_parse_cases, parse_desc);
-
-static void roce_entropy_repath_parse_names(struct kunit *test)
-{
-	const struct parse_case *c = test->param_value;
-
-	KUNIT_EXPECT_EQ(test, rdma_repath_parse(c->str), c->expected);
-}
-
-static void roce_entropy_repath_names_round_trip(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, rdma_repath_parse(rdma_repath_name(RDMA_REPATH_OFF)),
-			RDMA_REPATH_OFF);
-	KUNIT_EXPECT_EQ(test, rdma_repath_parse(rdma_repath_name(RDMA_REPATH_ON)),
-			RDMA_REPATH_ON);
-	KUNIT_EXPECT_STREQ(test, rdma_repath_name(RDMA_REPATH_NR), "unknown");
-}
-
 static void roce_entropy_names_round_trip(struct kunit *test)
 {
 	enum rdma_entropy_policy p = *(const enum rdma_entropy_policy *)
 		test->param_value;
 
 	KUNIT_EXPECT_EQ(test, rdma_entropy_parse(rdma_entropy_name(p)), (int)p);
-}
-
-/* ---- the QP's entropy in the rdma netlink resource dump ---- */
-
-/* An attribute the dump must not have. */
-#define NO_ATTR	(-1LL)
-
-struct fill_res_case {
-	const char *desc;
-	struct rdma_entropy_state st;
-	/* the values of the four attributes, or NO_ATTR */
-	long long policy, source, flow_label, udp_sport;
-};
-
-/* The uAPI's values, written out: the enums' order is ABI. */
-static const struct fill_res_case fill_res_cases[] = {
-	{ "unset", { 0x144, 0xc144, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_UNSET },
-	  NO_ATTR, NO_ATTR, NO_ATTR, NO_ATTR },
-	{ "rfc qpn", { 0x144, 0xc144, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_QPN },
-	  2, 1, 0x144, 0xc144 },
-	{ "mix address",
-	  { 0xabcde, 0xfcf4, RDMA_ENTROPY_MIX, RDMA_ENTROPY_SRC_ADDRESS },
-	  3, 0, 0xabcde, 0xfcf4 },
-	{ "off none", { 0, 0xc000, RDMA_ENTROPY_OFF, RDMA_ENTROPY_SRC_NONE },
-	  1, 2, 0, 0xc000 },
-	{ "builtin per-qp", { 0, 0xd872, RDMA_ENTROPY_BUILTIN,
-			    RDMA_ENTROPY_SRC_PER_QP },
-	  0, 5, 0, 0xd872 },
-	{ "rfc per-send", { 0, 0, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_PER_SEND },
-	  2, 3, NO_ATTR, NO_ATTR },
-	{ "off per-ah", { 0, 0, RDMA_ENTROPY_OFF, RDMA_ENTROPY_SRC_PER_AH },
-	  1, 4, NO_ATTR, NO_ATTR },
-	{ "bad policy", { 0x144, 0xc144, RDMA_ENTROPY_NR, RDMA_ENTROPY_SRC_QPN },
-	  NO_ATTR, NO_ATTR, NO_ATTR, NO_ATTR },
-	{ "bad source", { 0x144, 0xc144, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_NR },
-	  NO_ATTR, NO_ATTR, NO_ATTR, NO_ATTR },
-};
-
-static void fill_res_desc(const struct fill_res_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(fill_res, fill_res_cases, fill_res_desc);
-
-/*
- * Read the attributes of @msg back: each of the four at most once, with
- * its size, and nothing else.
- */
-static void read_res_attrs(struct kunit *test, struct sk_buff *msg,
-			   long long val[4])
-{
-	static const int size[4] = { 1, 1, 4, 2 };
-	struct nlattr *a;
-	int i, rem;
-
-	for (i = 0; i < 4; i++)
-		val[i] = NO_ATTR;
-	nla_for_each_attr(a, (struct nlattr *)msg->data, msg->len, rem) {
-		i = nla_type(a) - RDMA_NLDEV_ATTR_RES_ROCE_ENTROPY;
-		KUNIT_ASSERT_TRUE_MSG(test, i >= 0 && i < 4,
-				      "unexpected attribute %d", nla_type(a));
-		KUNIT_ASSERT_EQ(test, val[i], NO_ATTR);
-		KUNIT_ASSERT_EQ(test, nla_len(a), size[i]);
-		switch (size[i]) {
-		case 1:
-			val[i] = nla_get_u8(a);
-			break;
-		case 2:
-			val[i] = nla_get_u16(a);
-			break;
-		default:
-			val[i] = nla_get_u32(a);
-		}
-	}
-	KUNIT_EXPECT_EQ(test, rem, 0);
-}
-
-static void roce_entropy_fill_res(struct kunit *test)
-{
-	const struct fill_res_case *c = test->param_value;
-	struct sk_buff *msg;
-	long long val[4];
-
-	msg = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, msg);
-
-	KUNIT_EXPECT_EQ(test, rdma_entropy_fill_res_qp(msg, &c->st), 0);
-	read_res_attrs(test, msg, val);
-	KUNIT_EXPECT_EQ(test, val[0], c->policy);
-	KUNIT_EXPECT_EQ(test, val[1], c->source);
-	KUNIT_EXPECT_EQ(test, val[2], c->flow_label);
-	KUNIT_EXPECT_EQ(test, val[3], c->udp_sport);
-	kfree_skb(msg);
-}
-
-/*
- * A message without room for all four attributes: -EMSGSIZE, and none of
- * them is left in it; with exactly the room, all four.
- */
-static void roce_entropy_fill_res_full(struct kunit *test)
-{
-	const struct rdma_entropy_state st = {
-		0x144, 0xc144, RDMA_ENTROPY_RFC, RDMA_ENTROPY_SRC_QPN
-	};
-	unsigned int need, room;
-	struct sk_buff *msg;
-
-	msg = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, msg);
-	KUNIT_ASSERT_EQ(test, rdma_entropy_fill_res_qp(msg, &st), 0);
-	need = msg->len;
-	kfree_skb(msg);
-	KUNIT_ASSERT_GT(test, need, 0);
-
-	for (room = 0; room <= need; room++) {
-		msg = alloc_skb(NLMSG_GOODSIZE, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, msg);
-		skb_put(msg, skb_tailroom(msg) - room);
-		if (room < need) {
-			KUNIT_EXPECT_EQ(test,
-					rdma_entropy_fill_res_qp(msg, &st),
-					-EMSGSIZE);
-			KUNIT_EXPECT_EQ(test, skb_tailroom(msg), room);
-		} else {
-			KUNIT_EXPECT_EQ(test,
-					rdma_entropy_fill_res_qp(msg, &st), 0);
-			KUNIT_EXPECT_EQ(test, skb_tailroom(msg), 0);
-		}
-		kfree_skb(msg);
-	}
 }
 
 static struct kunit_case roce_entropy_hash_cases[] = {
@@ -1300,10 +773,6 @@ static struct kunit_case roce_entropy_hash_cases[] = {
 	KUNIT_CASE(roce_entropy_rfc_matches_6_12),
 	KUNIT_CASE(roce_entropy_builtin_matches_stock),
 	KUNIT_CASE(roce_entropy_mix_low_bits),
-	KUNIT_CASE_PARAM(roce_entropy_repath_golden, repath_gen_params),
-	KUNIT_CASE(roce_entropy_repath_all_bases),
-	KUNIT_CASE(roce_entropy_repath_all_moves),
-	KUNIT_CASE(roce_entropy_repath_low_bits),
 	{}
 };
 
@@ -1318,14 +787,6 @@ static struct kunit_case roce_entropy_driver_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_ud_per_send_decision,
 			 per_send_gen_params),
 	KUNIT_CASE(roce_entropy_ud_per_send_sport),
-	KUNIT_CASE_PARAM(roce_entropy_reply_flow_label_decision,
-			 reply_gen_params),
-	KUNIT_CASE_PARAM(roce_entropy_fill_res, fill_res_gen_params),
-	KUNIT_CASE(roce_entropy_fill_res_full),
-	KUNIT_CASE_PARAM(roce_entropy_repath_rules, repath_rule_gen_params),
-	KUNIT_CASE_PARAM(roce_entropy_repath_pinned, pinned_gen_params),
-	KUNIT_CASE_PARAM(roce_entropy_repath_cm_generated,
-			 cm_generated_gen_params),
 	{}
 };
 
@@ -1339,8 +800,6 @@ static struct kunit_case roce_entropy_port_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_port_knob, knob_gen_params),
 	KUNIT_CASE(roce_entropy_port_undeclared),
 	KUNIT_CASE(roce_entropy_port_defaults),
-	KUNIT_CASE(roce_entropy_port_reply),
-	KUNIT_CASE(roce_entropy_port_repath_bounds),
 	{}
 };
 
@@ -1353,9 +812,6 @@ static struct kunit_suite roce_entropy_port_suite = {
 static struct kunit_case roce_entropy_policy_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_parse_names, parse_gen_params),
 	KUNIT_CASE_PARAM(roce_entropy_names_round_trip, policy_gen_params),
-	KUNIT_CASE_PARAM(roce_entropy_repath_parse_names,
-			 repath_parse_gen_params),
-	KUNIT_CASE(roce_entropy_repath_names_round_trip),
 	{}
 };
 
