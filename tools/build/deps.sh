@@ -29,7 +29,7 @@ KERNEL_PACKAGES="linux-source-6.12 bc bison flex libelf-dev libssl-dev cpio kmod
 PACKAGES="
 	$KERNEL_PACKAGES dwarves python3 python3-pyelftools rsync patch sparse git
 	python3-ply python3-git python3-docutils
-	qemu-system-x86 qemu-system-data iproute2 util-linux
+	qemu-system-x86 qemu-system-data iproute2 util-linux libcap2-bin
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
 	tshark jq nvme-cli mmdebstrap busybox-static
 	$TOOLS_PACKAGES $FUZZ_PACKAGES $DEB_PACKAGES

@@ -15,6 +15,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -156,10 +157,18 @@ void rdma_entropy_set_default(enum rdma_entropy_policy policy)
 	WRITE_ONCE(roce_entropy, policy);
 }
 
-/* A value written to a port's knob: "rfc\0junk" is not "rfc". */
+/*
+ * A value written to a port's knob: "rfc\0junk" is not "rfc".  A knob
+ * changes what the port sends, as rdma netlink's set does, and asks the
+ * same privilege, CAP_NET_ADMIN, as net-sysfs does of a netdev's
+ * attributes: the file's mode alone would let a root process that dropped
+ * it through.
+ */
 static int roce_entropy_store_parse(int (*parse)(const char *buf),
 				    const char *buf, size_t count)
 {
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
 	if (memchr(buf, '\0', count))
 		return -EINVAL;
 

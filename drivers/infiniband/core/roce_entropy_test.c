@@ -8,6 +8,8 @@
 
 #include <kunit/test.h>
 #include <linux/bitmap.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <rdma/roce_entropy.h>
@@ -650,6 +652,31 @@ static void roce_entropy_port_defaults(struct kunit *test)
 			-ENODEV);
 }
 
+/*
+ * Without CAP_NET_ADMIN, the privilege rdma netlink's set asks, the knob
+ * refuses every write, good or bad, and the port keeps its policy.
+ */
+static void roce_entropy_port_privilege(struct kunit *test)
+{
+	struct port_test *t = test->priv;
+	const struct cred *old;
+	struct cred *cred;
+
+	KUNIT_ASSERT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "rfc", 3), 3);
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	cap_lower(cred->cap_effective, CAP_NET_ADMIN);
+	old = override_creds(cred);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "mix", 3),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "max", 3),
+			-EPERM);
+	revert_creds(old);
+	put_cred(cred);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_RFC);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "mix", 3), 3);
+}
+
 struct knob_case {
 	const char *name;
 	u64 kernel_cap_flags;
@@ -800,6 +827,7 @@ static struct kunit_case roce_entropy_port_cases[] = {
 	KUNIT_CASE_PARAM(roce_entropy_port_knob, knob_gen_params),
 	KUNIT_CASE(roce_entropy_port_undeclared),
 	KUNIT_CASE(roce_entropy_port_defaults),
+	KUNIT_CASE(roce_entropy_port_privilege),
 	{}
 };
 

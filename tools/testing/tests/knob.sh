@@ -129,6 +129,38 @@ PY
 	[ "$(snapshot)" = "$old" ]
 }
 
+# no_net_admin_refused FILE VALUE: root without CAP_NET_ADMIN (capsh
+# --drop, its bounding set) cannot write VALUE to FILE, which it can open:
+# EPERM, the privilege rdma netlink's set asks, and nothing changes.  The
+# shell must have lost the capability, or the check proves nothing.
+no_net_admin_refused() {
+	local old out drop=(capsh --drop=cap_net_admin --)
+
+	if "${drop[@]}" -c 'capsh --has-p=cap_net_admin' > /dev/null 2>&1 ||
+		! "${drop[@]}" -c '[ "$(id -u)" = 0 ]'; then
+		echo "  capsh --drop=cap_net_admin did not give a root shell without it"
+		return 1
+	fi
+	old=$(snapshot)
+	if out=$("${drop[@]}" -c 'exec python3 - "$1" "$2"' sh "$1" "$2" <<'PY'
+import errno, os, sys
+try:
+    fd = os.open(sys.argv[1], os.O_WRONLY)
+    os.write(fd, sys.argv[2].encode())
+except OSError as e:
+    print(f"  root without CAP_NET_ADMIN: {errno.errorcode[e.errno]} ({e.strerror})")
+    sys.exit(1)
+print("  root without CAP_NET_ADMIN: the write was accepted")
+PY
+	); then
+		echo "$out"
+		return 1
+	fi
+	echo "$out"
+	case $out in *": EPERM ("*) ;; *) return 1 ;; esac
+	[ "$(snapshot)" = "$old" ]
+}
+
 # ports_are DEV N...: DEV's ports directory holds exactly ports N...
 ports_are() {
 	local dev=$1
@@ -199,6 +231,13 @@ check "non-root write refused" as_nobody_refused $KNOB_A
 check "non-root write to the other port refused" as_nobody_refused $KNOB_B
 [ ${#PARAMS[@]} = 0 ] ||
 	check "non-root write to the module parameter refused" as_nobody_refused $PARAM
+check "root without CAP_NET_ADMIN refused (EPERM), a good value" \
+	no_net_admin_refused $KNOB_A rfc
+check "root without CAP_NET_ADMIN refused (EPERM), a bad value" \
+	no_net_admin_refused $KNOB_A bogus
+[ ${#PARAMS[@]} = 0 ] ||
+	check "root without CAP_NET_ADMIN: the module parameter refused (EPERM)" \
+		no_net_admin_refused $PARAM rfc
 check "value unchanged after refusals" reads $KNOB_A mix
 check "rxea and rxeb have port 1 only" eval 'ports_are rxea 1 && ports_are rxeb 1'
 check "missing port has no knob" [ ! -e /sys/class/infiniband/rxea/ports/2/roce_entropy ]
@@ -231,6 +270,11 @@ for bad in bogus '\n' On ON 1 yes true o onx 'on ' ' on' 'on\n\n' 'on\r\n' rfc \
 done
 check "re-path: empty write returns 0 and changes nothing" write_empty $REPATH_A
 check "re-path: non-root write refused" as_nobody_refused $REPATH_A
+check "re-path: root without CAP_NET_ADMIN refused (EPERM)" \
+	no_net_admin_refused $REPATH_A off
+[ ${#PARAMS[@]} = 0 ] ||
+	check "re-path: root without CAP_NET_ADMIN: the parameter refused (EPERM)" \
+		no_net_admin_refused $REPATH_PARAM on
 [ ${#PARAMS[@]} = 0 ] ||
 	check "re-path: non-root write to the parameter refused" as_nobody_refused $REPATH_PARAM
 check "re-path: value unchanged after refusals" reads $REPATH_A on

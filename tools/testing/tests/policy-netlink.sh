@@ -164,6 +164,15 @@ check "a device that does not exist is refused" \
 check "a user without CAP_NET_ADMIN is refused (EPERM)" \
 	refused "Operation not permitted" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$TOOL" policy set rxea/1 off
+check "root without CAP_NET_ADMIN (capsh --drop) is refused (EPERM)" \
+	refused "Operation not permitted" \
+	capsh --drop=cap_net_admin -- -c '"$0" policy set rxea/1 off' "$TOOL"
+check "root without CAP_NET_ADMIN cannot set the default (EPERM)" \
+	refused "Operation not permitted" \
+	capsh --drop=cap_net_admin -- -c '"$0" policy default off' "$TOOL"
+check "root without CAP_NET_ADMIN cannot set the re-path default (EPERM)" \
+	refused "Operation not permitted" \
+	capsh --drop=cap_net_admin -- -c '"$0" policy repath on' "$TOOL"
 check "another network namespace, where the device is shared, is refused" \
 	refused "own network namespace" ip netns exec r "$TOOL" policy set rxea/1 off
 check "a value outside the enum, sent by hand, is refused (EINVAL)" raw_refused 4
