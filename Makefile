@@ -15,7 +15,8 @@
 #   make series-check     each patch of both series on pristine 6.12: git am,
 #                         W=1 + sparse, checkpatch, get_maintainer (KTAP)
 #   make patchset         build/patchset/: the series as git format-patch,
-#                         the RFC series in build/patchset/rfc/
+#                         the RFC series in build/patchset/rfc/, signed
+#                         with your git identity (PATCHSET_SIGNER=)
 #   make series-edit      build/edit: the three series as git commits on
 #                         pristine 6.12, to edit with git (EDIT=dir)
 #   make series-export    build/edit's commits back into patches/, compat/

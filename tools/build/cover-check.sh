@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check's "cover letters": the texts a reviewer reads first name
 # every interface the patches add, in KTAP on stdout.
-#   - patches/cover-letter.txt, for the series of build/patchset (make
-#     patchset), and patches/rfc/cover-letter.txt for the RFC series on top
-#     of it, build/patchset/rfc: each export (EXPORT_SYMBOL, EXPORT_SYMBOL_GPL; those
+#   - patches/cover-letter.txt, for the series of build/patchset-check (the
+#     series check's), and patches/rfc/cover-letter.txt for the RFC series on top
+#     of it, its rfc/: each export (EXPORT_SYMBOL, EXPORT_SYMBOL_GPL; those
 #     _IF_KUNIT are the tests'), tracepoint, module parameter, sysfs
 #     attribute (the last part of a Documentation/ABI What:), rdma netlink
 #     attribute and enum of include/uapi/rdma, driver attribute of the
@@ -25,7 +25,7 @@
 # COMPAT_README=FILE check other texts.
 . "$(dirname "$0")/common.sh"
 
-PSET=$BUILD/patchset
+PSET=$BUILD/patchset-check
 COVER=${COVER:-$REPO/patches/cover-letter.txt}
 RFC_COVER=${RFC_COVER:-$REPO/patches/rfc/cover-letter.txt}
 COMPAT_README=${COMPAT_README:-$REPO/compat/README.md}
@@ -132,11 +132,11 @@ count_is() {
 	[ "${said##*(}" = "$3" ]
 }
 
-[ -d "$PSET" ] || die "no $PSET: run 'make patchset' first"
+[ -d "$PSET" ] || die "no $PSET: run 'make series-check' first"
 mapfile -t patches < <(posting_patches "$PSET")
 [ ${#patches[@]} -gt 0 ] || die "no patches in $PSET"
 mapfile -t rfcs < <(posting_patches "$PSET/rfc")
-[ ${#rfcs[@]} -gt 0 ] || die "no patches in $PSET/rfc: run 'make patchset' first"
+[ ${#rfcs[@]} -gt 0 ] || die "no patches in $PSET/rfc: run 'make series-check' first"
 mapfile -t compats < <(sed -e '/^#/d' -e '/^$/d' -e "s|^|$REPO/compat/|" "$REPO/compat/series")
 
 series_names=$(added "${patches[@]}")

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # make series-check: the series as a maintainer takes it, one patch at a
 # time on pristine 6.12, with its results in KTAP on stdout (progress on
-# stderr).  For each patch of build/patchset/ (make patchset), then of
-# the RFC series on top of it, build/patchset/rfc/:
+# stderr).  For each patch of build/patchset-check/ (make patchset with
+# PATCHSET_CHECK=1: signed by a stand-in), then of
+# the RFC series on top of it, its rfc/:
 #   - git am, on a worktree of the pristine directories the series touches;
 #   - a W=1 build of drivers/infiniband against the test kernel, out of
 #     tree as `make modules` builds it, then sparse (C=2) on the series' C
@@ -51,10 +52,10 @@ KUNIT_OPT=INFINIBAND_ROCE_ENTROPY_KUNIT_TEST
 ksrc_init
 [ -f "$KBUILD/.built-ok" ] || die "no test kernel in $KBUILD: run 'make kernel' first"
 command -v sparse >/dev/null || die "sparse is missing: run 'make deps'"
-"$REPO/tools/build/patchset.sh" >&2 || die "make patchset failed"
+PATCHSET_CHECK=1 "$REPO/tools/build/patchset.sh" >&2 || die "make patchset (PATCHSET_CHECK=1) failed"
 . "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
 
-PSET=$BUILD/patchset
+PSET=$BUILD/patchset-check
 # the series, then the RFC series on top of it (rfc/)
 mapfile -t patches < <(posting_patches "$PSET")
 [ ${#patches[@]} -gt 0 ] || die "no patches in $PSET"

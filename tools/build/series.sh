@@ -114,15 +114,18 @@ gitbase_init() {
 	mv "$tmp" "$GITBASE"
 }
 
-# chain GIT ROOT TRAILER: in repository GIT, one commit per patch of ROOT's
-# three series on top of the tag base, each with the new files its patch
-# adds, through a temporary index (no working tree is written); with
-# TRAILER 1 each message ends with its "Patch:" line.  The branches
-# series-patches, series-rfc and series-compat end where each series does;
-# "series" is the last.  Fixed dates: the same input, the same commits.
+# chain GIT ROOT TRAILER [SIGNER]: in repository GIT, one commit per patch
+# of ROOT's three series on top of the tag base, each with the new files its
+# patch adds, through a temporary index (no working tree is written); with
+# TRAILER 1 each message ends with its "Patch:" line.  The patches are
+# stored unsigned: with SIGNER ("Name <address>"), the submitter's, each
+# commit is SIGNER's, its message ending with SIGNER's Signed-off-by:.
+# The branches series-patches, series-rfc and series-compat end where each
+# series does; "series" is the last.  Fixed dates: the same input, the
+# same commits.
 chain() {
-	local git=$1 root=$2 trailer=$3 dir rel f blob tree msg from email parent n=0
-	local idx
+	local git=$1 root=$2 trailer=$3 signer=${4:-} dir rel f blob tree msg from email
+	local idx parent n=0
 
 	read_new_files "$root"
 	idx=$(mktemp)
@@ -151,8 +154,14 @@ chain() {
 			grep -qE '^[^<>]+ <[^<>@ ]+@[^<>@ ]+>$' <<< "$from" ||
 				die "$rel: no 'From: Name <address>' line in its header"
 			[ -n "$(hdr_subject "$root/$rel")" ] || die "$rel: no 'Subject:' line in its header"
+			! grep -q '^Signed-off-by: ' <<< "$(hdr_body "$root/$rel")" ||
+				die "$rel: the stored patches are unsigned; make patchset signs them: remove its Signed-off-by:"
 			msg=$(printf '%s\n\n%s\n' "$(hdr_subject "$root/$rel")" "$(hdr_body "$root/$rel")")
-			[ "$trailer" = 0 ] || msg=$(printf '%s\nPatch: %s\n' "$msg" "$rel")
+			if [ -n "$signer" ]; then
+				from=$signer
+				msg=$(printf '%s\n\nSigned-off-by: %s\n' "$msg" "$signer")
+			fi
+			[ "$trailer" = 0 ] || msg=$(printf '%s\n\nPatch: %s\n' "$msg" "$rel")
 			email=${from##*<}
 			parent=$(GIT_AUTHOR_NAME=${from% <*} GIT_AUTHOR_EMAIL=${email%>} \
 				GIT_AUTHOR_DATE=$DATE git -C "$git" commit-tree "$tree" \
@@ -324,7 +333,7 @@ cmd_check() {
 	trap 'rm -rf "$CHECK_TMP"' EXIT
 	ed=$t/edit root=$t/root
 	ktap_print_header
-	ktap_set_plan 4
+	ktap_set_plan 6
 
 	# ROOT: a copy of what the series is made of, as a git repository
 	mkdir -p "$root"
@@ -387,7 +396,42 @@ $want ++/* round trip */" ]; then
 		sed 's/^/# /' "$t/log"
 		ktap_test_fail "the edited export made commits again: every commit's tree is the edited one's"
 	fi
+	# The posting: signed by whoever posts it, or not written at all.
+	if PATCHSET_SIGNER="Ann Example <ann@example.org>" PATCHSET_OUT=$t/signed \
+		"$REPO/tools/build/patchset.sh" > "$t/log" 2>&1 &&
+		signed_by "$t/signed" "Ann Example <ann@example.org>"; then
+		ktap_test_pass "make patchset: every patch and cover letter is the signer's, signed once, by them"
+	else
+		sed 's/^/# /' "$t/log"
+		ktap_test_fail "make patchset: every patch and cover letter is the signer's, signed once, by them"
+	fi
+	if ! GIT_DIR=/nonexistent GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
+		PATCHSET_SIGNER= PATCHSET_OUT=$t/unsigned "$REPO/tools/build/patchset.sh" \
+		> "$t/log" 2>&1 && grep -q 'no git identity' "$t/log" && [ ! -e "$t/unsigned" ]; then
+		ktap_test_pass "make patchset without a git identity writes nothing and says why"
+	else
+		sed 's/^/# /' "$t/log"
+		ktap_test_fail "make patchset without a git identity writes nothing and says why"
+	fi
 	ktap_finished
+}
+
+# signed_by DIR SIGNER: every patch of DIR and DIR/rfc, cover letters
+# included, is From: SIGNER; every patch but the cover letters ends its
+# message with one Signed-off-by:, SIGNER's, and has no other.
+signed_by() {
+	local p n=0
+
+	for p in "$1"/*.patch "$1"/rfc/*.patch; do
+		grep -qxF "From: $2" "$p" || { echo "# $p: not From: $2"; return 1; }
+		case $p in */0000-cover-letter.patch) continue ;; esac
+		[ "$(grep -c '^Signed-off-by: ' "$p")" = 1 ] &&
+			[ "$(sed -n '/^---$/q; /^Signed-off-by: /p' "$p")" = "Signed-off-by: $2" ] ||
+			{ echo "# $p: not signed once, by $2"; return 1; }
+		n=$((n + 1))
+	done
+	echo "# $n patches signed by $2"
+	[ "$n" -gt 0 ]
 }
 
 # Sourced (make patchset): the functions only.
