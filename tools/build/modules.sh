@@ -93,6 +93,14 @@ make -s -C "$KBUILD" M="$MODBUILD/tree$sfx/drivers/infiniband" -j"$JOBS" \
 	modules
 
 collect_modules "$MODBUILD/tree$sfx" "$MODBUILD/modules$sfx"
+# The KCSAN kernel's runs first show that KCSAN reports a race here
+# (tools/testing/kcsan-race, kcsan-reports.sh).
+if [ "${RTE_DEBUG:-0}" = kcsan ]; then
+	sync_tree "$REPO/tools/testing/kcsan-race" "$MODBUILD/kcsan-race"
+	make -s -C "$KBUILD" M="$MODBUILD/kcsan-race" -j"$JOBS" modules ||
+		die "the deliberate data race module (tools/testing/kcsan-race) did not build"
+	cp "$MODBUILD/kcsan-race/kcsan_race.ko" "$MODBUILD/modules$sfx/"
+fi
 # compat keeps the kABI: its runs load the kernel's own ULPs, as a
 # distribution's host does
 ulps=

@@ -7,6 +7,9 @@
 # helpers of <rdma/roce_entropy.h>, inlined into their callers.  Reports
 # of the rest of the kernel, 6.12's own races, are counted and listed, not
 # judged.  The whole log is kept as dmesg.txt in the output directory.
+# First, a control: tools/testing/kcsan-race's module races two kernel
+# threads on purpose, on two CPUs, and KCSAN must report it, or a run
+# without a report of ours proves nothing.
 . "$rte_repo/tools/testing/lib.sh"
 
 CONFIG=$rte_modroot/../.config
@@ -38,6 +41,24 @@ no_races_of_ours() {
 	[ "$ours" = 0 ] || { head -n 200 "$rte_out/kcsan-ours.txt"; return 1; }
 }
 
+# kcsan_sees_race: the deliberate race is reported within 60 s, on a
+# guest with more than one CPU online.
+kcsan_sees_race() {
+	local ko=$rte_modules/kcsan_race.ko cpus
+
+	cpus=$(grep -c '^processor' /proc/cpuinfo)
+	echo "  $cpus CPUs online"
+	[ "$cpus" -gt 1 ] || return 1
+	[ -f "$ko" ] || { echo "  no $ko: make modules RTE_DEBUG=kcsan builds it"; return 1; }
+	step insmod "$ko" || return 1
+	wait_for 60 eval 'dmesg | grep -q "BUG: KCSAN: data race in kcsan_race_"'
+	local rc=$?
+	step rmmod kcsan_race
+	dmesg | grep 'BUG: KCSAN: data race in kcsan_race_' | head -n 2 | sed 's/^\[[^]]*\] /  /'
+	return $rc
+}
+
 check "KCSAN is on" kcsan_on
+check "KCSAN reports a data race made on purpose (kcsan_race, two CPUs)" kcsan_sees_race
 check "no KCSAN report names the series' code" no_races_of_ours
 done_testing

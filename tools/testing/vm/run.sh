@@ -85,6 +85,12 @@ if [ "${ACCEL:-tcg}" = kvm ]; then
 	if [ -w /dev/kvm ]; then accel=kvm; else say "no usable /dev/kvm, using TCG"; fi
 fi
 timeout=${VM_TIMEOUT:-900}
+# VM_CPUS: the guest's CPUs (default 2); init fails the run unless the
+# kernel runs on every one of them.
+cpus=${VM_CPUS:-2}
+case $cpus in
+''|*[!0-9]*|0) die "VM_CPUS=$cpus: give the guest's number of CPUs (1 or more)" ;;
+esac
 
 append="console=ttyS0 root=/dev/root rootfstype=9p ro"
 # The root is the host's, read-only, and nothing the guest reads from it
@@ -97,6 +103,7 @@ append="$append init=$REPO/tools/testing/vm/init.sh panic=-1 oops=panic"
 append="$append panic_on_warn=1 loglevel=4 net.ifnames=0"
 append="$append rte_repo=$REPO rte_out=$out rte_scripts=$scripts"
 append="$append rte_modules=$modules rte_modroot=$MODROOT rte_ksrc=$KSRC rte_cache=$CACHE"
+append="$append rte_cpus=$cpus"
 append="$append rte_stock=${STOCK:-0} rte_dist=$([ -n "${VM_KERNEL:-}" ] && echo 1 || echo 0)"
 [ "${vm_root:-/}" = / ] || append="$append rte_distroot=$vm_root"
 [ -z "${VM_APPEND:-}" ] || append="$append $VM_APPEND"
@@ -111,7 +118,7 @@ done
 say "booting Linux ${VM_KERNEL:-$KVER} ($accel, timeout ${timeout} s), output in $out"
 rc=0
 timeout -k 10 "$timeout" qemu-system-x86_64 \
-	-accel "$accel" "${icount[@]}" -cpu max -m "${VM_MEM:-2048}" -smp 2 \
+	-accel "$accel" "${icount[@]}" -cpu max -m "${VM_MEM:-2048}" -smp "$cpus" \
 	-nographic -no-reboot -nodefaults -serial stdio \
 	-kernel "$kernel" "${initrd[@]}" -append "$append" \
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A deliberate data race, for make check DEBUG=kcsan (kcsan-reports.sh):
+ * one kernel thread writes a plain int, another reads it, each on a CPU
+ * of its own.  KCSAN must report it, or a run without a report proves
+ * nothing: the guest would not be running threads at the same moment, or
+ * KCSAN would not be watching.  A test module, never part of the series.
+ */
+
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+
+static int kcsan_race_value;
+static unsigned int kcsan_race_sum;
+static struct task_struct *kcsan_race_threads[2];
+
+static int kcsan_race_writer(void *arg)
+{
+	while (!kthread_should_stop()) {
+		kcsan_race_value++;	/* plain, racing the reader */
+		cond_resched();
+	}
+	return 0;
+}
+
+static int kcsan_race_reader(void *arg)
+{
+	unsigned int sum = 0;
+
+	while (!kthread_should_stop()) {
+		sum += kcsan_race_value;	/* plain, racing the writer */
+		cond_resched();
+	}
+	WRITE_ONCE(kcsan_race_sum, sum);
+	return 0;
+}
+
+static int __init kcsan_race_init(void)
+{
+	int (*const fn[2])(void *) = { kcsan_race_writer, kcsan_race_reader };
+	unsigned int cpu = 0;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		kcsan_race_threads[i] = kthread_create_on_cpu(fn[i], NULL, cpu,
+							      "kcsan_race/%u");
+		if (IS_ERR(kcsan_race_threads[i])) {
+			int err = PTR_ERR(kcsan_race_threads[i]);
+
+			while (--i >= 0)
+				kthread_stop(kcsan_race_threads[i]);
+			return err;
+		}
+		wake_up_process(kcsan_race_threads[i]);
+		/* the next online CPU, or the same one on a single CPU */
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = 0;
+	}
+	return 0;
+}
+
+static void __exit kcsan_race_exit(void)
+{
+	kthread_stop(kcsan_race_threads[0]);
+	kthread_stop(kcsan_race_threads[1]);
+}
+
+module_init(kcsan_race_init);
+module_exit(kcsan_race_exit);
+MODULE_DESCRIPTION("A deliberate data race that KCSAN must report (make check DEBUG=kcsan)");
+MODULE_LICENSE("GPL");
