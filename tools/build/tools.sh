@@ -9,6 +9,9 @@
 
 src=$REPO/tools/roce-entropy
 cmake_init
+# The package's version, the one debian/rules gives its build too.
+version=$("$REPO/tools/build/version.sh")
+CMAKE_ARGS+=(-DROCE_VERSION="$version")
 
 build() {
 	local dir=$1
@@ -65,8 +68,8 @@ if [ "${1:-}" = test ]; then
 	cmake --install "$BUILD/tools" --prefix "$stage" > "$stage.log" 2>&1 ||
 		{ cat "$stage.log"; die "cmake --install failed"; }
 	for prog in roce-entropy roce-ping roce-qps rxe-wqe-av; do
-		"$stage/bin/$prog" --version | grep -qx "$prog [0-9.]*" ||
-			die "$stage/bin/$prog --version does not print its version"
+		[ "$("$stage/bin/$prog" --version)" = "$prog $version" ] ||
+			die "$stage/bin/$prog --version does not print the package's version, $version"
 		[ -f "$stage/share/man/man1/$prog.1" ] || die "no man page $prog.1 installed"
 		[ -f "$stage/share/bash-completion/completions/$prog" ] ||
 			die "no bash completion installed for $prog"

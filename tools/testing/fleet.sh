@@ -203,7 +203,7 @@ install_pkgs() {
 	v=$(dpkg-deb -f "$debs"/roce-entropy-dkms_*.deb Version)
 	tools=$(basename "$(ls "$debs"/roce-entropy-tools_*.deb)")
 	ktap_print_header
-	ktap_set_plan 16
+	ktap_set_plan 17
 	check "apt install of roce-entropy-dkms $pv on Debian 12 with Linux $DIST_REL" \
 		apt_in "$r" "$log" install ./root/prev/roce-entropy-dkms_"$pv"_all.deb
 	check "its postinst built and installed ours for Linux $DIST_REL" \
@@ -229,6 +229,9 @@ install_pkgs() {
 	check "the tools package holds roce-entropy and roce-ping, no test driver" \
 		eval "inroot '$r' dpkg -L roce-entropy-tools | grep -qx /usr/bin/roce-entropy &&
 			! inroot '$r' dpkg -L roce-entropy-tools | grep -E 'roce-qps|rxe-wqe-av'"
+	check "the installed tools print the package's version, $v" \
+		eval "[ \"\$(inroot '$r' roce-entropy --version)\" = 'roce-entropy $v' ] &&
+			[ \"\$(inroot '$r' roce-ping --version)\" = 'roce-ping $v' ]"
 	check "roce-entropy-dkms with a bad command exits 2 and changes nothing" \
 		eval "inroot '$r' roce-entropy-dkms frobnicate > /dev/null 2>&1; [ \$? = 2 ]"
 	check "every package is configured" configured "$r"

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "ping.h"
 #include "qps.h"
+#include "roce_version.h"
 #include "test_paths.h"
 #include "wqe_av.h"
 
@@ -105,7 +106,7 @@ TEST_P(EveryCommand, PrintsItsVersion)
 {
 	const auto r = run(GetParam().prog, with_sub(GetParam(), {"--version"}));
 	EXPECT_EQ(r.status, 0) << r.err;
-	EXPECT_EQ(r.out, GetParam().prog + " " ROCE_TEST_VERSION "\n");
+	EXPECT_EQ(r.out, GetParam().prog + " " + kRoceVersion + "\n");
 }
 
 // The options --help lists: its lines "  -n,--connections UINT=256 ...",

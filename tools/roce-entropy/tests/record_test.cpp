@@ -12,6 +12,7 @@
 #include "output/record.h"
 #include "ping.h"
 #include "qps.h"
+#include "roce_version.h"
 
 namespace roce
 {
@@ -123,7 +124,7 @@ Run qps(std::vector<std::string> args)
 
 TEST(Version, EveryProgramPrintsItsNameAndVersion)
 {
-	const std::string v = ROCE_TEST_VERSION;
+	const std::string v = kRoceVersion;
 	ASSERT_EQ(v, "0.1.0");
 	auto r = entropy({"roce-entropy", "--version"});
 	EXPECT_EQ(r.status, 0);

@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <charconv>
 
+#include "roce_version.h"
+
 namespace roce
 {
 
@@ -86,7 +88,7 @@ std::map<std::uint16_t, std::uint32_t> port_flow_label_args(const std::vector<st
 
 std::string_view version()
 {
-	return ROCE_VERSION;
+	return kRoceVersion;
 }
 
 namespace
