@@ -63,30 +63,40 @@ EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_name);
 /* What devices start with: set over rdma netlink, nothing else. */
 static unsigned int roce_entropy = RDMA_ENTROPY_BUILTIN;
 
+/*
+ * A port's setting that no one set on its own: the port follows the
+ * default, whenever its device registered.  Not a policy.
+ */
+#define RDMA_ENTROPY_FOLLOW U8_MAX
+
 /**
- * rdma_entropy_init_port - give a port of a registering device the defaults
+ * rdma_entropy_init_port - make a port of a registering device follow the
+ *                          defaults
  * @dev: the device
  * @port: the port number
  *
- * Called as the device registers: its ports start with the policy rdma
- * netlink last set as the default.
+ * Called as the device registers: its ports follow the default until
+ * their knob or rdma netlink sets them.
  */
 void rdma_entropy_init_port(struct ib_device *dev, u32 port)
 {
 	struct ib_port_roce *roce = ib_port_roce(dev, port);
 
-	WRITE_ONCE(roce->entropy, READ_ONCE(roce_entropy));
+	WRITE_ONCE(roce->entropy, RDMA_ENTROPY_FOLLOW);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_init_port);
 
 /*
- * The settings of @port of @dev, NULL for an invalid port or a device that
- * does not follow the policy.
+ * The settings of @port of @dev, NULL for an invalid port, a port that is
+ * not RoCE v2 (no UDP header to put entropy in: an InfiniBand port of the
+ * same device keeps 6.12's behaviour whatever the default), or a device
+ * that does not follow the policy.
  */
 static struct ib_port_roce *rdma_entropy_port(struct ib_device *dev, u32 port)
 {
 	if (!(dev->attrs.kernel_cap_flags & IBK_ROCE_ENTROPY) ||
-	    !rdma_is_port_valid(dev, port))
+	    !rdma_is_port_valid(dev, port) ||
+	    !rdma_protocol_roce_udp_encap(dev, port))
 		return NULL;
 
 	return ib_port_roce(dev, port);
@@ -95,8 +105,9 @@ static struct ib_port_roce *rdma_entropy_port(struct ib_device *dev, u32 port)
 /**
  * rdma_port_entropy - the entropy policy of a port
  * @dev: the device
- * @port: the port number; any value is safe: an invalid port, or a port of
- *        a device that does not follow the policy, gets RDMA_ENTROPY_BUILTIN
+ * @port: the port number; any value is safe: an invalid port, a port that is
+ *        not RoCE v2, or a port of a device that does not follow the policy,
+ *        gets RDMA_ENTROPY_BUILTIN
  *
  * Lockless: the policy can change at any time through sysfs; a QP or AH
  * samples it once when its address is set.
@@ -106,8 +117,13 @@ static struct ib_port_roce *rdma_entropy_port(struct ib_device *dev, u32 port)
 enum rdma_entropy_policy rdma_port_entropy(struct ib_device *dev, u32 port)
 {
 	struct ib_port_roce *roce = rdma_entropy_port(dev, port);
+	u8 policy;
 
-	return roce ? READ_ONCE(roce->entropy) : RDMA_ENTROPY_BUILTIN;
+	if (!roce)
+		return RDMA_ENTROPY_BUILTIN;
+	policy = READ_ONCE(roce->entropy);
+
+	return policy == RDMA_ENTROPY_FOLLOW ? READ_ONCE(roce_entropy) : policy;
 }
 EXPORT_SYMBOL(rdma_port_entropy);
 
@@ -136,7 +152,7 @@ int rdma_entropy_set_port(struct ib_device *dev, u32 port,
 }
 
 /**
- * rdma_entropy_default - the policy devices start with when they register
+ * rdma_entropy_default - the policy of every port not set on its own
  *
  * Return: the policy rdma_entropy_set_default() set, builtin until then.
  */
@@ -147,15 +163,20 @@ enum rdma_entropy_policy rdma_entropy_default(void)
 EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_default);
 
 /**
- * rdma_entropy_set_default - set the policy of devices registered from now on
+ * rdma_entropy_set_default - set the policy of every port not set on its own
  * @policy: the policy, one of enum rdma_entropy_policy
  *
- * Devices registered already keep their ports' policies.
+ * Every port that neither its knob nor rdma netlink set follows it, the
+ * ports of devices registered before included: at boot a device may
+ * register before any tool can send the default.  A port set on its own
+ * keeps its policy.  QPs, AHs and rdma_cm connections that have their
+ * address keep what they got.
  */
 void rdma_entropy_set_default(enum rdma_entropy_policy policy)
 {
 	WRITE_ONCE(roce_entropy, policy);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_set_default);
 
 /*
  * A value written to a port's knob: "rfc\0junk" is not "rfc".  A knob

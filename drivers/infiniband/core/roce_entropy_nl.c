@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The RoCE v2 entropy policy over rdma netlink: a port's policy in
- * RDMA_NLDEV_CMD_PORT_GET and RDMA_NLDEV_CMD_SET, the policy of devices
- * yet to register in RDMA_NLDEV_CMD_SYS_GET and RDMA_NLDEV_CMD_SYS_SET.
+ * RDMA_NLDEV_CMD_PORT_GET and RDMA_NLDEV_CMD_SET, the default, which
+ * every port not set on its own follows, in RDMA_NLDEV_CMD_SYS_GET and
+ * RDMA_NLDEV_CMD_SYS_SET.
  * A port's policy is the same setting as its roce_entropy file
  * (roce_entropy.c); nldev.c calls in here.
  */
@@ -100,15 +101,27 @@ int rdma_entropy_nl_fill_sys(struct sk_buff *msg)
  * rdma_entropy_nl_set_sys - RDMA_NLDEV_CMD_SYS_SET of the default
  * @tb: the parsed attributes, RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY among them
  *      (its range checked by nldev's policy)
+ * @extack: for the reason of a refusal
  *
- * Devices registered from now on start with it; those registered keep
- * their ports' policies.  One for the whole system: boot scripts set it
- * before the devices register, or before the ULPs connect.
+ * Every port that neither its knob nor rdma netlink set follows it, the
+ * ports of devices registered before included; a port set on its own
+ * keeps its policy.  One for the whole system: boot scripts set it before
+ * the ULPs connect.  nldev applies
+ * one kind of system setting per request: one that carries another too
+ * (the network namespace mode, the privileged Q_Key mode) is refused,
+ * and changes nothing, rather than half applied.
  *
- * Return: 0.
+ * Return: 0, or -EINVAL for a request that carries another setting.
  */
-int rdma_entropy_nl_set_sys(struct nlattr *tb[])
+int rdma_entropy_nl_set_sys(struct nlattr *tb[],
+			    struct netlink_ext_ack *extack)
 {
+	if (tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE] ||
+	    tb[RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE]) {
+		NL_SET_ERR_MSG(extack,
+			       "the RoCE v2 entropy defaults take a request of their own");
+		return -EINVAL;
+	}
 	if (tb[RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY])
 		rdma_entropy_set_default(nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY]));
 	return 0;

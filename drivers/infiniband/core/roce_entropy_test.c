@@ -427,7 +427,7 @@ static const struct path_case path_cases[] = {
 	  ADDR },
 	/*
 	 * 6.12 looked at every bit: a label with bits above 20 only is a
-	 * label, folding to 0xC000; rdma_cm's mark (bit 31) folds away; a
+	 * label, folding to 0xC000; bit 31 (0x80000005) folds away; a
 	 * QPN's bits above 24 enter the product: 0x1000001 * 1 = 0x1000001,
 	 * ^ >> 20 gives 0x1000011, 20 bits 0x11.
 	 */
@@ -573,7 +573,7 @@ static struct ib_port_data *test_port_data(struct kunit *test)
 }
 
 /*
- * One port, policy "mix", of a zeroed ib_device that declares
+ * One RoCE v2 port, policy "mix", of a zeroed ib_device that declares
  * IBK_ROCE_ENTROPY: enough for rdma_port_entropy(), which reads nothing
  * else.
  */
@@ -590,6 +590,8 @@ static int roce_entropy_port_init(struct kunit *test)
 
 	t->dev->phys_port_cnt = 1;
 	t->dev->attrs.kernel_cap_flags = IBK_ROCE_ENTROPY;
+	t->dev->port_data[1].immutable.core_cap_flags =
+		RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	ib_port_roce(t->dev, 1)->entropy = RDMA_ENTROPY_MIX;
 	test->priv = t;
 	return 0;
@@ -629,7 +631,26 @@ static void roce_entropy_port_undeclared(struct kunit *test)
 }
 
 /*
- * A registering device's ports start with the defaults, whatever they held;
+ * An InfiniBand port of a device that follows the policy (mlx5 drives both
+ * kinds) has none: it reads builtin whatever it holds, rdma_cm's replies on
+ * it keep 6.12's labels, and nothing can set it.
+ */
+static void roce_entropy_port_ib(struct kunit *test)
+{
+	struct port_test *t = test->priv;
+
+	t->dev->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_BUILTIN);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "rfc", 3),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, ib_port_roce(t->dev, 1)->entropy,
+			RDMA_ENTROPY_MIX);
+	t->dev->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IBA_ROCE;
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_BUILTIN);
+}
+
+/*
+ * A registering device's ports follow the defaults, whatever they held;
  * the knob then sets the port, as sysfs writes it, and a bad value changes
  * nothing.
  */
@@ -650,6 +671,29 @@ static void roce_entropy_port_defaults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_MIX);
 	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 2, NULL, "rfc", 3),
 			-ENODEV);
+}
+
+/*
+ * A port no one set follows the default, whenever the default changes: a
+ * device registered before the default was set gets it too.  Once its knob
+ * sets it, the port keeps its own policy.  The default is put back.
+ */
+static void roce_entropy_port_follows_default(struct kunit *test)
+{
+	enum rdma_entropy_policy def = rdma_entropy_default();
+	struct port_test *t = test->priv;
+
+	rdma_entropy_init_port(t->dev, 1);
+	rdma_entropy_set_default(RDMA_ENTROPY_RFC);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_RFC);
+	rdma_entropy_set_default(RDMA_ENTROPY_OFF);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_OFF);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "builtin", 7),
+			7);
+	rdma_entropy_set_default(RDMA_ENTROPY_MIX);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1),
+			RDMA_ENTROPY_BUILTIN);
+	rdma_entropy_set_default(def);
 }
 
 /*
@@ -826,7 +870,9 @@ static struct kunit_case roce_entropy_port_cases[] = {
 	KUNIT_CASE(roce_entropy_port_bounds),
 	KUNIT_CASE_PARAM(roce_entropy_port_knob, knob_gen_params),
 	KUNIT_CASE(roce_entropy_port_undeclared),
+	KUNIT_CASE(roce_entropy_port_ib),
 	KUNIT_CASE(roce_entropy_port_defaults),
+	KUNIT_CASE(roce_entropy_port_follows_default),
 	KUNIT_CASE(roce_entropy_port_privilege),
 	{}
 };

@@ -48,7 +48,7 @@ std::string ib_core_text(const IbCoreStatus &m)
 		return "not loaded";
 	if (!m.ours)
 		return "stock (no roce_entropy parameter)";
-	return "ours, new devices: policy " + m.roce_entropy.value_or("?") + ", re-path " +
+	return "ours, default: policy " + m.roce_entropy.value_or("?") + ", re-path " +
 	       m.roce_repath.value_or("-");
 }
 

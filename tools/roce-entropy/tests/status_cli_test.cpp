@@ -180,7 +180,7 @@ TEST_F(StatusCli, HealthyHost)
 	const auto r = status();
 	ASSERT_EQ(r.status, 0) << r.out << r.err;
 	EXPECT_EQ(r.out, "kernel:      6.12.117+deb12-amd64 (upstream 6.12.117)\n"
-	                 "ib_core:     ours, new devices: policy mix, re-path off\n"
+	                 "ib_core:     ours, default: policy mix, re-path off\n"
 	                 "ports:       mlx5_0/1  mix    re-path on\n"
 	                 "             rxe0/1    builtin  re-path off\n"
 	                 "kernels:     6.12.117+deb12-amd64 (running): headers, our modules\n"

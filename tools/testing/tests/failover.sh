@@ -27,8 +27,9 @@
 # v4-off,v4-on,v6-on): IPv4 with re-path off and on, IPv6 with it on.
 # Last, with every link black-holed both ways: a connection whose flow
 # label the application set never moves, beside rdma_cm's that do
-# (pinned_run): which labels may move is decided from the QP's own address,
-# where rdma_cm marks its labels.
+# (pinned_run), even when it is the label rdma_cm granted to another
+# connection: rdma_cm grants its labels beside the address, bound to the
+# connection's remote QP and to who asked.
 # make check runs v6-on alone: make demo's failover act judges the same of
 # 64 IPv4 connections with re-path off and on (tools/testing/runs).  The
 # standard topology is put back.
@@ -145,8 +146,12 @@ traced() { ecmp_traced "$LOGS/failover-$1"; }
 
 # pinned_run: IPv6, re-path on, rfc.  One connection whose flow label the
 # application set (roce-ping --flow-label: sin6_flowinfo) beside
-# PINNED_OTHERS whose labels rdma_cm derived, every link black-holed both
-# ways for FAILOVER_HOLE s.  Retry count 7 (rxe retries for ever): no QP
+# PINNED_OTHERS whose labels rdma_cm derived, and one more (the copy), from
+# a process of its own, whose application set the label rdma_cm derived
+# for one of the others: the same device, port and label as a connection
+# rdma_cm granted, so only the grant's remote QP and owner keep it pinned
+# (not the label's value).  Every link black-holed both ways for
+# FAILOVER_HOLE s.  Retry count 7 (rxe retries for ever): no QP
 # fails while every path is dead.  Leaves $LOGS/pinned.qps.json (the dump
 # while the black holes last) and $LOGS/pinned.trace (the moves).
 PINNED_FL=0x5a5a5 PINNED_PORT=7482 PINNED_OTHERS=4
@@ -171,6 +176,20 @@ pinned_run() {
 		--one-way --keep-going $qp --timeout 10 > "$out.others.log" 2>&1 &
 	pids+=($!)
 	wait_for 60 ecmp_flowing $((PINNED_OTHERS + 1)) || rc=1
+	# the copy: the label of one of the others' client QPs
+	"$TOOL" qp --json > "$out.before.json" || rc=1
+	PINNED_COPY_FL=$(jq -r --argjson pid "${pids[2]}" 'first(.[] |
+		select(.ifname == "rxea" and .pid == $pid and .type == "RC")) |
+		."roce-flow-label"' "$out.before.json")
+	echo "  the copy takes the label of one of the others: $PINNED_COPY_FL"
+	[[ $PINNED_COPY_FL =~ ^[0-9]+$ ]] && [ "$PINNED_COPY_FL" != 0 ] || rc=1
+	"$PING" client --bind "$A6" --server "$B6" --port $PINNED_PORT --connections 1 \
+		--flow-label "${PINNED_COPY_FL:-1}" --until "$out.stop" \
+		--interval $FAILOVER_INTERVAL --one-way --keep-going $qp --timeout 10 \
+		> "$out.copy.log" 2>&1 &
+	pids+=($!)
+	PINNED_COPY_PID=$!
+	wait_for 60 ecmp_flowing $((PINNED_OTHERS + 2)) || rc=1
 	for ((i = 0; i < ECMP_LINKS; i++)); do
 		ecmp_blackhole $i both > /dev/null || rc=1
 	done
@@ -182,6 +201,7 @@ pinned_run() {
 	touch "$out.stop"
 	wait_for 30 gone "${pids[1]}" || rc=1
 	wait_for 30 gone "${pids[2]}" || rc=1
+	wait_for 30 gone "${pids[3]}" || rc=1
 	kill "${pids[@]}" 2> /dev/null
 	wait "${pids[@]}" 2> /dev/null
 	grep 'roce_entropy_repath:' $ECMP_TRACE/trace > "$out.trace"
@@ -189,26 +209,52 @@ pinned_run() {
 	return $rc
 }
 
+# unmoved QPS...: no move names any of QPS (DEV/LQPN).  A QPN is a
+# device's: the other end's QP of the same number may be one that moved.
+unmoved() {
+	local q moved bad=0
+
+	for q in "$@"; do
+		moved=$(grep -c "device=${q%/*} port=[0-9]* qpn=${q#*/} " "$LOGS/pinned.trace")
+		echo "  $q: $moved moves"
+		[ "$moved" = 0 ] || bad=1
+	done
+	return $bad
+}
+
 # pinned_judge: both QPs of the application's connection still have its
-# label, and no move names either; the others moved.  A QPN is a device's:
-# the other end's QP of the same number may be one of the others.
+# label, and no move names either; the others moved.
 pinned_judge() {
-	local qps dev q moved others
+	local qps others
 
 	qps=$(jq -r --argjson fl $((PINNED_FL)) '.[] | select(.type == "RC" and
 		."roce-fl-source" == "address" and ."roce-flow-label" == $fl) |
 		"\(.ifname)/\(.lqpn)"' "$LOGS/pinned.qps.json")
 	echo "  QPs with the application's label $PINNED_FL:" $qps
 	[ "$(echo $qps | wc -w)" = 2 ] || return 1
-	for q in $qps; do
-		dev=${q%/*}
-		moved=$(grep -c "device=$dev port=[0-9]* qpn=${q#*/} " "$LOGS/pinned.trace")
-		echo "  $q: $moved moves"
-		[ "$moved" = 0 ] || return 1
-	done
+	unmoved $qps || return 1
 	others=$(grep -c . "$LOGS/pinned.trace")
 	echo "  moves of the other QPs: $others"
 	[ "$others" -gt 0 ]
+}
+
+# copy_judge: the copy's two QPs (its client's, and the server's QP whose
+# remote QP is the client's) kept the label they were given and never
+# moved, though a connection of rdma_cm's with that label was granted.
+copy_judge() {
+	local client server
+
+	client=$(jq -r --argjson pid "$PINNED_COPY_PID" '.[] | select(.ifname == "rxea" and
+		.pid == $pid and .type == "RC") | "\(.lqpn) \(."roce-flow-label")"' \
+		"$LOGS/pinned.qps.json")
+	echo "  the copy's client QP (lqpn, label): ${client:-none}"
+	[ "$(wc -l <<< "$client")" = 1 ] && [ "${client#* }" = "$PINNED_COPY_FL" ] || return 1
+	server=$(jq -r --argjson r "${client% *}" '.[] | select(.ifname == "rxeb" and
+		.rqpn == $r and .type == "RC") | "\(.lqpn) \(."roce-flow-label")"' \
+		"$LOGS/pinned.qps.json")
+	echo "  its server QP (lqpn, label): ${server:-none}"
+	[ "$(wc -l <<< "$server")" = 1 ] && [ "${server#* }" = "$PINNED_COPY_FL" ] || return 1
+	unmoved "rxea/${client% *}" "rxeb/${server% *}"
 }
 
 t_all=$SECONDS
@@ -255,6 +301,8 @@ done
 if check "IPv6, re-path on: an application's label and rdma_cm's under black holes everywhere" \
 	pinned_run; then
 	check "IPv6, re-path on: the application's label never moved, rdma_cm's did" pinned_judge
+	check "IPv6, re-path on: an application's label that rdma_cm granted to another connection never moved" \
+		copy_judge
 fi
 
 set_repath off

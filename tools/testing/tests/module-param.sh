@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# ib_core.roce_entropy, the default policy of devices as they register:
+# ib_core.roce_entropy, the default policy, which every port not set on its
+# own follows:
 # - a value that names no policy at load time (a typo in modprobe.d) does
 #   not stop ib_core from loading: it is reported once and the default
 #   (builtin) stays;
-# - a value written at run time applies to devices registered afterwards;
-#   ports that exist keep their policy;
-# - a device that registers again (rxe deleted and re-added) starts from
-#   the parameter, not from the policy its previous self had.
+# - a value written at run time applies at once to the ports no one set,
+#   those of devices registered before included; a port set on its own
+#   keeps its policy;
+# - a device that registers again (rxe deleted and re-added) follows the
+#   parameter, not the policy its previous self had.
 # ib_core.roce_repath (off, on) is given the same treatment beside it.
 # The parameters are compat/0002's, the DKMS build's: the run "dist-more"
 # loads DKMS's build on Debian's kernel, with the opt-in line hidden.
@@ -54,20 +56,24 @@ check "... and the new devices get it" eval "reads $KNOB_A mix && reads $KNOB_B 
 check "... re-path reads on, and the new devices get it" \
 	eval "reads $RPARAM on && reads $REPATH_A on && reads $REPATH_B on"
 
-step sh -c "echo rfc > $KNOB_A"
-check "the parameter written at run time: rfc" sh -c "echo rfc > $PARAM && grep -qx rfc $PARAM"
-check "... leaves the ports that exist alone" eval "reads $KNOB_A rfc && reads $KNOB_B mix"
 step sh -c "echo off > $KNOB_A"
+check "the parameter written at run time: rfc" sh -c "echo rfc > $PARAM && grep -qx rfc $PARAM"
+check "... rxeb, registered before and never set, follows it at once" reads $KNOB_B rfc
+check "... rxea, set on its own, keeps off" reads $KNOB_A off
 check "rxea deleted and added again" vm_readd_rxe rxea a0
-check "... starts from the parameter (rfc), not from its old policy (off)" reads $KNOB_A rfc
-check "... and rxeb keeps its own" reads $KNOB_B mix
+check "... follows the parameter (rfc), not its old policy (off)" reads $KNOB_A rfc
+step sh -c "echo mix > $KNOB_B"
+check "... and rxeb, set on its own now, keeps mix when the parameter changes" \
+	eval "echo off > $PARAM && reads $KNOB_B mix && reads $KNOB_A off"
+step sh -c "echo rfc > $PARAM"
 check "a bad value written at run time is refused" \
 	bash -c "! echo bogus > $PARAM && grep -qx rfc $PARAM"
+step sh -c "echo on > $REPATH_A"
 step sh -c "echo off > $RPARAM"
-check "re-path off in the parameter leaves the ports that exist alone" \
-	eval "reads $REPATH_A on && reads $REPATH_B on"
-check "rxeb deleted and added again starts from it (off)" \
-	eval "vm_readd_rxe rxeb b0 && reads $REPATH_B off && reads $REPATH_A on"
+check "re-path off in the parameter: rxeb, never set, follows; rxea, set on, keeps on" \
+	eval "reads $REPATH_A on && reads $REPATH_B off"
+check "rxea deleted and added again follows it (off)" \
+	eval "vm_readd_rxe rxea a0 && reads $REPATH_A off && reads $REPATH_B off"
 check "a bad re-path value written at run time is refused" \
 	bash -c "! echo bogus > $RPARAM && grep -qx off $RPARAM"
 

@@ -132,6 +132,32 @@ raw_sys_refused() {
 	[ "$err" = 22 ] && [ "$(snapshot)" = "$old" ]
 }
 
+# netns_mode: the network namespace mode as rdma_nl reads it, 1 shared,
+# 0 exclusive.
+netns_mode() {
+	# rdma 6.1's -j system show is no JSON; its text is "netns shared ..."
+	case $(rdma system show | awk '{ for (i = 1; i < NF; i++) if ($i == "netns") print $(i + 1) }') in
+	shared) echo 1 ;;
+	exclusive) echo 0 ;;
+	*) return 1 ;;
+	esac
+}
+
+# raw_sys_combined_refused ATTR VALUE: RDMA_NLDEV_CMD_SYS_SET (7) of a
+# default's attribute holding VALUE, in one request with the network
+# namespace mode (66) as it is: EINVAL (22), neither is applied, nothing
+# changes.  (Taking the mode alone and dropping the default would answer
+# 0.)
+raw_sys_combined_refused() {
+	local old err mode
+
+	mode=$(netns_mode) || { echo "  no netns mode from rdma system show"; return 1; }
+	old=$(snapshot)
+	err=$(raw_nldev 7 "66:B:$mode" "$1:B:$2") || return 1
+	echo "  errno $err, netns mode $mode, now $(netns_mode)"
+	[ "$err" = 22 ] && [ "$(snapshot)" = "$old" ] && [ "$(netns_mode)" = "$mode" ]
+}
+
 # as found: restored at the end (the dist run's ports start at the opt-in
 # line's policy)
 FOUND=$(snapshot)
@@ -181,34 +207,44 @@ check "the same message with a valid value is taken" \
 	eval '[ "$(raw_set_port rxea 1 2)" = 0 ] && reads $KNOB_A rfc'
 step "$TOOL" policy set rxea/1 builtin
 
-# The default: what devices registered from then on start with.
+# The default: what every port not set on its own follows.  rxea/1 was
+# set above; rxeb, made again now, is registered before the set and never
+# set.
+step eval 'vm_readd_rxe rxeb b0 && wait_for 10 rxe_has_gid rxeb "$B6"'
 check "set the default to mix over netlink: netlink reads mix (and the parameter)" \
 	eval 'step "$TOOL" policy default mix && [ "$(nl_default)" = mix ] &&
 		{ ! params || reads $PARAM mix; }'
-check "registered devices keep their policies" \
-	eval 'reads $KNOB_A builtin && reads $KNOB_B builtin'
-check "a device registered now starts with mix (knob and netlink)" \
+check "rxea/1, set on its own, keeps its policy (builtin)" reads $KNOB_A builtin
+check "rxeb/1, registered before the set and never set, follows it: mix (knob and netlink)" \
+	eval 'reads $KNOB_B mix && [ "$(nl_policy rxeb/1)" = mix ]'
+check "a device registered now follows mix (knob and netlink)" \
 	eval 'vm_readd_rxe rxeb b0 && wait_for 10 rxe_has_gid rxeb "$B6" &&
 		reads $KNOB_B mix && [ "$(nl_policy rxeb/1)" = mix ]'
 check "a default outside the policies is refused by the tool" \
 	refused "unknown policy 'bogus'" "$TOOL" policy default bogus
 check "a default outside the enum, sent by hand, is refused (EINVAL)" raw_sys_refused 109 4
+check "a default sent with the netns mode in one request is refused (EINVAL), neither applied" \
+	raw_sys_combined_refused 109 2
 ! params ||
 	check "the parameter's writes show over netlink" \
 		eval 'echo rfc > $PARAM && [ "$(nl_default)" = rfc ]'
 
-# The re-path setting devices start with.
-step sh -c "echo off > $REPATH_A; echo off > $REPATH_B"
+# The default re-path setting: the same.
+step sh -c "echo off > $REPATH_A"
+step eval 'vm_readd_rxe rxeb b0 && wait_for 10 rxe_has_gid rxeb "$B6"'
 check "set the re-path default on over netlink: netlink reads on (and the parameter)" \
 	eval 'step "$TOOL" policy repath on && [ "$(nl_repath)" = on ] &&
 		{ ! params || reads $RPARAM on; }'
-check "registered devices keep re-path off" eval 'reads $REPATH_A off && reads $REPATH_B off'
-check "a device registered now starts with re-path on; the other keeps off" \
+check "rxea/1, set on its own, keeps re-path off" reads $REPATH_A off
+check "rxeb/1, registered before the set and never set, follows it: on" reads $REPATH_B on
+check "a device registered now follows re-path on; rxea keeps off" \
 	eval 'vm_readd_rxe rxeb b0 && wait_for 10 rxe_has_gid rxeb "$B6" &&
 		reads $REPATH_B on && reads $REPATH_A off'
 check "a re-path setting other than off or on is refused by the tool" \
 	refused "unknown re-path setting 'yes'" "$TOOL" policy repath yes
 check "2, sent by hand, is refused (EINVAL)" raw_sys_refused 110 2
+check "a re-path default sent with the netns mode in one request is refused, neither applied" \
+	raw_sys_combined_refused 110 1
 check "off, sent by hand, is taken" \
 	eval '[ "$(raw_nldev 7 110:B:0)" = 0 ] && [ "$(nl_repath)" = off ]'
 ! params ||

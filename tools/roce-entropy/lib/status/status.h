@@ -45,7 +45,8 @@ bool key_enrolled(std::string_view key, std::string_view mok_list);
 struct IbCoreStatus {
 	bool loaded = false;
 	bool ours = false; // it has the roce_entropy parameter
-	// The module parameters (when ours): the defaults of new devices.
+	// The module parameters (when ours): the defaults, which every port
+	// not set on its own follows.
 	std::optional<std::string> roce_entropy, roce_repath;
 };
 

@@ -1,16 +1,19 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""rdma_cm's mark, as user space sees it (cm-mark.sh).
+"""The flow labels user space sees from rdma_cm and the QP (cm-grant.sh).
 
-  cm-mark.py server ADDR PORT      accept one connection and hold it until
-                                   the process is ended
-  cm-mark.py client ADDR SERVER PORT CALLS
+  cm-grant.py server ADDR PORT     accept one connection, print one JSON
+                                   line: the flow label ibv_query_qp()
+                                   returns for the QP; hold it until the
+                                   process is ended
+  cm-grant.py client ADDR SERVER PORT CALLS
                                    connect, then ask rdma_cm CALLS times for
                                    the QP's RTR attributes
                                    (RDMA_USER_CM_CMD_INIT_QP_ATTR, the call
                                    any rdma_ucm user can repeat) and print
-                                   one JSON line: the flow labels returned
-                                   and the remote QPN
+                                   one JSON line: the flow labels returned,
+                                   the remote QPN, and the flow label
+                                   ibv_query_qp() returns
 """
 import json
 import sys
@@ -28,6 +31,11 @@ def qp_init_attr():
                                 max_send_sge=1, max_recv_sge=1))
 
 
+def query_flow_label(cmid):
+    attr, _ = cmid.query_qp(e.IBV_QP_AV)
+    return attr.ah_attr.flow_label
+
+
 def server(addr, port):
     info = AddrInfo(src=addr, src_service=port, port_space=ce.RDMA_PS_TCP,
                     flags=ce.RAI_PASSIVE)
@@ -36,7 +44,7 @@ def server(addr, port):
     print('listening', flush=True)
     conn = listen.get_request()
     conn.accept()
-    print('accepted', flush=True)
+    print(json.dumps({'query_flow_label': query_flow_label(conn)}), flush=True)
     # held until the test ends this process
     while True:
         time.sleep(1)
@@ -56,7 +64,8 @@ def client(addr, server_addr, port, calls):
         rqpn = attr.dest_qp_num
     seconds = time.monotonic() - start
     print(json.dumps({'flow_labels': sorted(labels), 'rqpn': rqpn,
-                      'calls': calls, 'seconds': round(seconds, 2)}))
+                      'calls': calls, 'seconds': round(seconds, 2),
+                      'query_flow_label': query_flow_label(cmid)}))
     cmid.close()
 
 
