@@ -9,7 +9,8 @@
 #     attribute (the last part of a Documentation/ABI What:), rdma netlink
 #     attribute and enum of include/uapi/rdma, driver attribute of the
 #     resource dump, rxe hardware counter, Kconfig option, kernel
-#     capability flag and header of include/rdma; and its counts, "New exports
+#     capability flag and header of include/rdma or include/trace/events;
+#     and its counts, "New exports
 #     (N)" and "New tracepoints (N", are the series';
 #   - compat/README.md, for the patches of compat/series: each export and
 #     module parameter they add;
@@ -39,7 +40,7 @@ added() {
 	/^--- / { created = ($0 == "--- /dev/null"); next }
 	/^\+\+\+ b\// {
 		file = substr($0, 7)
-		if (created && file ~ /^include\/(rdma|uapi\/rdma)\/.*\.h$/)
+		if (created && file ~ /^include\/(rdma|uapi\/rdma|trace\/events)\/.*\.h$/)
 			print "header", substr(file, 9)
 		next
 	}

@@ -99,9 +99,4 @@ DEFINE_EVENT_PRINT(roce_entropy_class, roce_entropy_ah,
 
 #endif /* _TRACE_ROCE_ENTROPY_H */
 
-#undef TRACE_INCLUDE_PATH
-#define TRACE_INCLUDE_PATH rdma
-#undef TRACE_INCLUDE_FILE
-#define TRACE_INCLUDE_FILE roce_entropy_trace
-
 #include <trace/define_trace.h>
