@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench's guest side (tools/bench.sh runs it through vm-run.sh): what
-# the entropy costs on rxe, policy by policy, in the standard topology
+# make bench's guest side (tools/bench/bench.sh runs it through
+# tools/testing/vm/run.sh): what the entropy costs on rxe, policy by
+# policy, in the standard topology
 # (rxea on 10.1.0.2 to rxeb on 10.2.0.2, through the router r):
 #
 #   write, send  perftest's ib_write_bw / ib_send_bw -R (rdma_cm RC)
@@ -18,7 +19,7 @@
 # position once in five rounds.  The four servers of a measurement start together before it (a perftest server takes seconds to
 # start under TCG), idle in their accept until their client comes.
 #
-# The guest's clock: tools/bench.sh runs QEMU with -icount (the clock counts
+# The guest's clock: tools/bench/bench.sh runs QEMU with -icount (the clock counts
 # the instructions the guest runs, 1 ns each) and a TSC clocksource at
 # 1 GHz, which perftest times with (checked here).  A rate is then per 10^9
 # guest instructions: what the host does meanwhile (other jobs on its two
@@ -240,7 +241,7 @@ mkdir -p "$LOGS"
 FAILED=0
 clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
 if [ "$clocksource" != tsc ]; then
-	echo "bench: FAIL: clocksource $clocksource: perftest needs the TSC (tools/bench.sh boots with it)"
+	echo "bench: FAIL: clocksource $clocksource: perftest needs the TSC (tools/bench/bench.sh boots with it)"
 	exit 1
 fi
 [ -x "$PING" ] || { echo "bench: FAIL: no roce-ping at $PING"; exit 1; }

@@ -4,7 +4,7 @@
 
 usage: bench-report.py DIR
 
-DIR (build/bench) holds what tools/bench.sh gathered: raw.jsonl, one line
+DIR (build/bench) holds what tools/bench/bench.sh gathered: raw.jsonl, one line
 per run of the guest (tools/bench/guest.sh: round, test, size, policy,
 ok, value or error); plan.json, the guest's rounds and measurements;
 clock.json, the guest's clock against the host's; repath.json, the

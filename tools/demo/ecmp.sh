@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The demo's guest side (make demo runs it through vm-run.sh): the standard
+# The demo's guest side (make demo runs it through tools/testing/vm/run.sh): the standard
 # topology's router r becomes two routers, r and s, joined by 8 equal-cost
 # links; r and s pick a link per packet with the kernel's L4 multipath hash.
 # rxea's traffic to B also takes one of 4 next hops on a0 (a1 and macvlans

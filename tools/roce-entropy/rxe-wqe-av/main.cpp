@@ -63,7 +63,7 @@
 //     send.
 //
 // The packets themselves are judged by the VM test
-// (tools/qemu/tests/hostile-wqe.sh), which captures them at the router.
+// (tools/testing/tests/hostile-wqe.sh), which captures them at the router.
 //
 // Exit status: 0 when it worked (queue found, every send completed in
 // time, every success received), 1 otherwise (a message on stderr, and the

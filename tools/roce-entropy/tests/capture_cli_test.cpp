@@ -164,7 +164,7 @@ TEST(PcapCli, BadInputsExitTwo)
 	std::remove(tmpl);
 }
 
-// Captured in the VM by tools/qemu/tests/wire.sh (2026-11-22): rping over
+// Captured in the VM by tools/testing/tests/wire.sh (2026-11-22): rping over
 // IPv6 under rfc, three round trips.  By hand, RFC, CM ports 45313 and
 // 7174: 45313 * 7174 = 0x13604206; ^ >> 16: 0x13605166; ^ >> 8:
 // 0x13733137; flow label 0x33137; port (0x3137 ^ 0xc) | 0xc000 = 0xf13b.

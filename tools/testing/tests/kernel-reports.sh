@@ -10,7 +10,7 @@
 . "$rte_repo/tools/testing/lib.sh"
 
 # The configuration the running kernel was built from: modroot sits in its
-# build directory (vm-run.sh).
+# build directory (vm/run.sh).
 CONFIG=$rte_modroot/../.config
 
 built_with() {
