@@ -14,7 +14,8 @@
 # (git config user.name and user.email), or PATCHSET_SIGNER="Name
 # <address>"; without one nothing is written.  PATCHSET_CHECK=1 (the series
 # check and the cover letter check) writes build/patchset-check/ instead,
-# signed by a stand-in that says so, never to be posted.
+# signed by a stand-in that says so, never to be posted, with compat/'s
+# patches in its compat/ for checkpatch.
 #
 # The commits are those of make series-edit (series.sh), without their
 # "Patch:" lines, made on a git repository of the pristine directories the
@@ -67,6 +68,9 @@ git -C "$GITBASE" format-patch -q --cover-letter --cover-from-description=subjec
 git -C "$GITBASE" config branch.series-rfc.description "$(sed "s/@KVER@/$KVER/g" "$RFC_COVER")"
 git -C "$GITBASE" format-patch -q --cover-letter --cover-from-description=subject \
 	--subject-prefix="RFC PATCH" -o "$work/out/rfc" series-patches..series-rfc
+# The check's copy signs compat/ too, for checkpatch (never posted).
+[ "${PATCHSET_CHECK:-0}" != 1 ] ||
+	git -C "$GITBASE" format-patch -q -o "$work/out/compat" series-rfc..series-compat
 for c in "$work/out/0000-cover-letter.patch" "$work/out/rfc/0000-cover-letter.patch"; do
 	! grep -q '\*\*\* \(SUBJECT\|BLURB\) HERE \*\*\*' "$c" ||
 		die "format-patch did not take the cover letter from patches/${c#"$work/out/"}"

@@ -451,8 +451,15 @@ else
 	ktap_test_fail "compat: not tried, the series did not pass"
 	ktap_test_fail "compat: not built, the series did not pass"
 fi
-for c in "${compats[@]}"; do
-	checkpatch "$c" "compat/${c##*/}"
+# checkpatch reads compat/'s patches as the patch set's check signed them
+mapfile -t signed_compats < <(posting_patches "$PSET/compat")
+for i in "${!compats[@]}"; do
+	c=${compats[i]}
+	if [ -f "${signed_compats[i]:-}" ]; then
+		checkpatch "${signed_compats[i]}" "compat/${c##*/}"
+	else
+		ktap_test_fail "compat/${c##*/}: checkpatch --strict: no signed copy in $PSET/compat"
+	fi
 done
 ktap_print_totals
 } | tee "$SC/ktap.tmp"
