@@ -102,63 +102,62 @@ write_empty() {
 	[ "$(snapshot)" = "$old" ]
 }
 
-# as_nobody_refused FILE: user nobody cannot open FILE for writing (EACCES),
-# and nothing changes.  setpriv itself must work, or the check proves
-# nothing.
-as_nobody_refused() {
-	local old out nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-
-	[ "$("${nobody[@]}" id -u)" = 65534 ] || { echo "  setpriv does not work"; return 1; }
-	old=$(snapshot)
-	if out=$("${nobody[@]}" python3 - "$1" <<'PY'
-import errno, os, sys
-try:
-    fd = os.open(sys.argv[1], os.O_WRONLY)
-    os.write(fd, b"off\n")
-except OSError as e:
-    print(f"  as nobody: {errno.errorcode[e.errno]} ({e.strerror})")
-    sys.exit(1)
-print("  as nobody: the write was accepted")
-PY
-	); then
-		echo "$out"
-		return 1
-	fi
-	echo "$out"
-	case $out in *": EACCES ("*) ;; *) return 1 ;; esac
-	[ "$(snapshot)" = "$old" ]
+# as_nobody CMD...: CMD as user nobody.
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
 
-# no_net_admin_refused FILE VALUE: root without CAP_NET_ADMIN (capsh
-# --drop, its bounding set) cannot write VALUE to FILE, which it can open:
-# EPERM, the privilege rdma netlink's set asks, and nothing changes.  The
-# shell must have lost the capability, or the check proves nothing.
-no_net_admin_refused() {
-	local old out drop=(capsh --drop=cap_net_admin --)
+# without_net_admin CMD...: CMD as root without CAP_NET_ADMIN (capsh
+# --drop: its bounding set, so no exec gets it back).
+without_net_admin() {
+	capsh --drop=cap_net_admin -- -c 'exec "$0" "$@"' "$@"
+}
 
-	if "${drop[@]}" -c 'capsh --has-p=cap_net_admin' > /dev/null 2>&1 ||
-		! "${drop[@]}" -c '[ "$(id -u)" = 0 ]'; then
-		echo "  capsh --drop=cap_net_admin did not give a root shell without it"
-		return 1
-	fi
+# refused_as WHO ERRNO FILE VALUE: WHO (as_nobody, without_net_admin)
+# cannot write VALUE to FILE: the open or the write fails with ERRNO, and
+# no policy changes.
+refused_as() {
+	local old out who=$1 want=$2
+
 	old=$(snapshot)
-	if out=$("${drop[@]}" -c 'exec python3 - "$1" "$2"' sh "$1" "$2" <<'PY'
+	if out=$("$who" python3 - "$3" "$4" "$who" <<'PY'
 import errno, os, sys
 try:
     fd = os.open(sys.argv[1], os.O_WRONLY)
     os.write(fd, sys.argv[2].encode())
 except OSError as e:
-    print(f"  root without CAP_NET_ADMIN: {errno.errorcode[e.errno]} ({e.strerror})")
+    print(f"  {sys.argv[3]}: {errno.errorcode[e.errno]} ({e.strerror})")
     sys.exit(1)
-print("  root without CAP_NET_ADMIN: the write was accepted")
+print(f"  {sys.argv[3]}: the write was accepted")
 PY
 	); then
 		echo "$out"
 		return 1
 	fi
 	echo "$out"
-	case $out in *": EPERM ("*) ;; *) return 1 ;; esac
+	case $out in *": $want ("*) ;; *) return 1 ;; esac
 	[ "$(snapshot)" = "$old" ]
+}
+
+# as_nobody_refused FILE: user nobody cannot open FILE for writing (EACCES),
+# and nothing changes.  setpriv itself must work, or the check proves
+# nothing.
+as_nobody_refused() {
+	[ "$(as_nobody id -u)" = 65534 ] || { echo "  setpriv does not work"; return 1; }
+	refused_as as_nobody EACCES "$1" off
+}
+
+# no_net_admin_refused FILE VALUE: root without CAP_NET_ADMIN cannot write
+# VALUE to FILE, which it can open: EPERM, the privilege rdma netlink's
+# set asks, and nothing changes.  The shell must have lost the capability,
+# and be root, or the check proves nothing.
+no_net_admin_refused() {
+	if without_net_admin capsh --has-p=cap_net_admin > /dev/null 2>&1 ||
+		[ "$(without_net_admin id -u)" != 0 ]; then
+		echo "  capsh --drop=cap_net_admin did not give a root shell without it"
+		return 1
+	fi
+	refused_as without_net_admin EPERM "$1" "$2"
 }
 
 # ports_are DEV N...: DEV's ports directory holds exactly ports N...
