@@ -12,6 +12,7 @@
 #                         KDIR=/lib/modules/<release>/build: against that
 #                         installed 6.12 kernel, into build/kdir/<release>/;
 #                         COMPAT=1: with compat/, into build/modules-compat
+#   make lint             shellcheck on every shell script (make check's first step)
 #   make series-check     each patch of both series on pristine 6.12: git am,
 #                         W=1 + sparse, checkpatch, get_maintainer (KTAP)
 #   make patchset         build/patchset/: the series as git format-patch,
@@ -43,7 +44,7 @@ TOOLS := tools/build
 BUILD := build
 
 .PHONY: deb dkms-build all deps deps-tools deps-fuzz deps-deb kernel modules tools kunit vm-run check check-debug demo bench \
-	clean help patchset series-check fuzz iproute2 series-edit series-export src
+	clean help patchset series-check fuzz iproute2 series-edit series-export src lint
 
 all: modules
 
@@ -95,6 +96,9 @@ patchset: deps
 
 series-check: kernel
 	@$(TOOLS)/series-check.sh
+
+lint: deps
+	@$(TOOLS)/lint.sh
 
 series-edit: deps
 	@$(TOOLS)/series.sh edit $(EDIT)

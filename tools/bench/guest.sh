@@ -74,7 +74,10 @@ bench_policy() {
 
 # moves_json: the re-path moves of both devices so far, as JSON.
 moves_json() {
-	local a=($(repath_moves rxea)) b=($(repath_moves rxeb))
+	local a b
+
+	read -r -a a <<< "$(repath_moves rxea)"
+	read -r -a b <<< "$(repath_moves rxeb)"
 
 	echo "{\"requester\": $((a[0] + b[0])), \"responder\": $((a[1] + b[1]))}"
 }

@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # settings for the scripts that source it
 # Shared settings for the build and test scripts; sourced, never run.
 #
 # KSRC     a Linux 6.12 source tree (default: Debian's linux-source-6.12,
@@ -208,6 +210,7 @@ collect_modules() {
 	shift 2
 	rm -rf "$dest"
 	mkdir -p "$dest"
+	# shellcheck disable=SC2048 # MODULES is a list of words
 	for m in ${*:-$MODULES}; do
 		ko=$(find "$tree/drivers/infiniband" -name "$m.ko" | head -n 1)
 		[ -n "$ko" ] || die "$m.ko was not built"

@@ -31,6 +31,7 @@ COVER=${COVER:-$REPO/patches/cover-letter.txt}
 RFC_COVER=${RFC_COVER:-$REPO/patches/rfc/cover-letter.txt}
 COMPAT_README=${COMPAT_README:-$REPO/compat/README.md}
 ksrc_init rdma >&2
+# shellcheck source=/dev/null # the kernel tree's
 . "$KSRC/$KTAP_HELPERS"
 
 # added PATCH...: "KIND NAME" for each interface the patches add, in

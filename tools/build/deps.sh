@@ -25,7 +25,8 @@ TOOLS_PACKAGES="
 "
 FUZZ_PACKAGES="clang libclang-rt-14-dev"
 DEB_PACKAGES="debhelper lintian dpkg-dev"
-KERNEL_PACKAGES="linux-source-6.12 bc bison flex libelf-dev libssl-dev cpio kmod make gcc xz-utils"
+KERNEL_PACKAGES="linux-source-6.12 bc bison flex libelf-dev libssl-dev cpio kmod make gcc xz-utils
+	shellcheck"
 PACKAGES="
 	$KERNEL_PACKAGES dwarves python3 python3-pyelftools rsync patch sparse git
 	python3-ply python3-git python3-docutils
@@ -37,7 +38,7 @@ PACKAGES="
 
 # install_missing PACKAGE...: apt-get install those not installed.
 install_missing() {
-	local p missing= sudo=
+	local p missing='' sudo=''
 
 	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -65,7 +66,7 @@ install_missing() {
 
 case ${1:-all} in
 tools | fuzz | deb)
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2046 # lists of package names
 	install_missing $TOOLS_PACKAGES $([ "$1" = fuzz ] && echo $FUZZ_PACKAGES) \
 		$([ "$1" = deb ] && echo $DEB_PACKAGES)
 	say "Debian packages for the tools: all present"

@@ -159,7 +159,7 @@ reset_tree() {
 # TARGETs (objects, relative to it), sparse as Kbuild's C= says (2: on
 # every TARGET); the KUnit option once the tree has it.
 build() {
-	local kunit= log=$1 c=$2
+	local kunit='' log=$1 c=$2
 
 	shift 2
 	grep -qx "config $KUNIT_OPT" "$WT/drivers/infiniband/Kconfig" &&

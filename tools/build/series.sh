@@ -406,7 +406,7 @@ $want ++/* round trip */" ]; then
 		ktap_test_fail "make patchset: every patch and cover letter is the signer's, signed once, by them"
 	fi
 	if ! GIT_DIR=/nonexistent GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
-		PATCHSET_SIGNER= PATCHSET_OUT=$t/unsigned "$REPO/tools/build/patchset.sh" \
+		PATCHSET_SIGNER='' PATCHSET_OUT=$t/unsigned "$REPO/tools/build/patchset.sh" \
 		> "$t/log" 2>&1 && grep -q 'no git identity' "$t/log" && [ ! -e "$t/unsigned" ]; then
 		ktap_test_pass "make patchset without a git identity writes nothing and says why"
 	else

@@ -78,7 +78,7 @@ core() {
 # 0xC000-0xFFFF by UDP source port.  IPv4: r's a1 and macvlans a1m1..a1m3;
 # IPv6: macvlans a1m4..a1m7.
 host_routes() {
-	local j m gw gw6 lo range width=$((0x4000 / HOPS)) mac macvlans= neigh routes= rules4= rules6=
+	local j m gw gw6 lo range width=$((0x4000 / HOPS)) mac macvlans='' neigh routes='' rules4='' rules6=''
 
 	neigh=$(ecmp_neigh_lines a0 $RA4 $RA6 "$(ecmp_mac r a1)")$'\n'
 	for ((m = 1; m < 2 * HOPS; m++)); do
@@ -119,7 +119,7 @@ route add fd02::/64 via $gw6 dev a0 table $((200 + j))
 # out below 0 when it took no RoCE traffic: the phase's next-hop counts are
 # 0 at least (hops() below).
 counters() {
-	local i fwd rev f=(/sys/class/net/a1/statistics/rx_packets) r sum=0 n4= n6= IFS=,
+	local i fwd rev f=(/sys/class/net/a1/statistics/rx_packets) r sum=0 n4='' n6='' IFS=,
 
 	ecmp_tx_read r e || return 1
 	fwd="${TX[*]}"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # The demo's failover act, sourced by ecmp.sh once its balance phases are
 # done, on the same ECMP core (tools/testing/ecmp-core.sh): 64 rdma_cm RC
 # connections from A to B send steadily (a message every 50 ms each, every
@@ -24,9 +25,10 @@ FAILOVER_OUT=$rte_out/demo-failover.json
 # failover_trace OUT: the run's roce_entropy_repath events as JSON: how
 # many moved a requester and a responder, and how many kept their label.
 failover_trace() {
-	local c
+	local c out
 
-	c=($(ecmp_trace_counts "$1")) || return 1
+	out=$(ecmp_trace_counts "$1") || return 1
+	read -r -a c <<< "$out"
 	echo "{\"requester\": ${c[0]}, \"responder\": ${c[1]}, \"same_label\": ${c[2]}}"
 }
 

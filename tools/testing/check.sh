@@ -354,6 +354,10 @@ host_state() {
 
 prereq "Debian packages for the test kernel" "$REPO/tools/build/deps.sh" kernel
 ksrc_init
+# First, as blktests' make check does: shellcheck on every script.
+say "shellcheck on every shell script (make lint)"
+timed "shellcheck" "$REPO/tools/build/lint.sh" > "$LOGS/lint.ktap" 2> "$LOGS/lint.log"
+count_file ktap "$LOGS/lint.ktap" "shellcheck (tools/build/lint.sh)"
 # The other packages (QEMU, rdma-core, tshark, the tools', Debian's kernel)
 # install while the test kernel builds: apt waits on the mirror and the
 # disk, the build on the CPUs.  Then the C++ tools build and test beside
@@ -438,6 +442,7 @@ if [ "$DEBUG" = 0 ]; then
 		count FAIL "C++ tooling: build, GoogleTest, install check (log $LOGS/tools.log)"
 	fi
 	[ -x "$BUILD/bin/roce-entropy" ] || finish
+	# shellcheck disable=SC2046 # the tracked files' paths have no spaces
 	if clang-format --dry-run --Werror $(cd "$REPO" && git ls-files 'tools/roce-entropy/*.cpp' \
 		'tools/roce-entropy/*.h' | sed "s|^|$REPO/|") > "$LOGS/clang-format.log" 2>&1; then
 		count OK "clang-format: tools/roce-entropy is formatted"

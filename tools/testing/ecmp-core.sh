@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # The ECMP core, sourced by the failover test (tests/failover.sh) and the
 # demo's failover act (tools/demo/failover.sh) after lib.sh: the standard
 # topology's router r becomes two, r and s, joined by ECMP_LINKS veth links
@@ -57,7 +58,7 @@ ecmp_neigh() {
 # ECMP_MAC_R and ECMP_MAC_S.  One ip run per router for all the links.
 ECMP_MAC_R=() ECMP_MAC_S=()
 ecmp_core() {
-	local i hops4_r= hops6_r= hops4_s= hops6_s= ns links_r= links_s=
+	local i hops4_r='' hops6_r='' hops4_s='' hops6_s='' ns links_r='' links_s=''
 
 	step ip netns add s || return 1
 	step ip -n r link set b1 netns s || return 1
@@ -258,12 +259,12 @@ ecmp_failover() {
 		ecmp_tx_read r e && ECMP_TX0=("${TX[@]}")
 		# The phase lies between t and t1 (a fork takes a while in a
 		# busy guest): the black hole starts after t, ends before t1.
-		m0=($(ecmp_moves)) t=$(ecmp_now_ms)
+		read -r -a m0 <<< "$(ecmp_moves)"; t=$(ecmp_now_ms)
 		[ "$dir" = quiet ] || ecmp_blackhole "$link" "$dir" || rc=1
 		sleep "$FAILOVER_HOLE" # the phase's length, not a wait for something
 		[ "$dir" = quiet ] || ecmp_link_restore "$link" || rc=1
 		t1=$(ecmp_now_ms)
-		m1=($(ecmp_moves))
+		read -r -a m1 <<< "$(ecmp_moves)"
 		echo "$dir $t $t1 $((m1[0] - m0[0])) $((m1[1] - m0[1]))" \
 			"$((m1[2] - m0[2])) $((m1[3] - m0[3]))" >> "$out.phases"
 	done

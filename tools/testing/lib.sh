@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # settings for the scripts that source it
 # The guest side of the test harness, sourced by vm/init.sh and by every
 # test: the standard topology, waits, the kernel's verdict, and results in
 # KTAP through the kernel's own ktap_helpers.sh.
@@ -224,7 +226,7 @@ vm_readd_rxe() {
 # IPv4-mapped one, as sysfs prints it (fd01::2:
 # fd01:0000:0000:0000:0000:0000:0000:0002).  No fork: the waits poll it.
 gid_of() {
-	local a=$1 head tail h=() t=() g=() x out= i
+	local a=$1 head tail hs=() ts=() g=() x out='' i
 
 	if [[ $a != *:* ]]; then
 		IFS=. read -r -a g <<< "$a"
@@ -233,11 +235,11 @@ gid_of() {
 	fi
 	head=${a%%::*} tail=
 	[[ $a != *::* ]] || tail=${a#*::}
-	IFS=: read -r -a h <<< "$head"
-	IFS=: read -r -a t <<< "$tail"
-	g=("${h[@]}")
-	for ((i = ${#h[@]} + ${#t[@]}; i < 8; i++)); do g+=(0); done
-	g+=("${t[@]}")
+	IFS=: read -r -a hs <<< "$head"
+	IFS=: read -r -a ts <<< "$tail"
+	g=("${hs[@]}")
+	for ((i = ${#hs[@]} + ${#ts[@]}; i < 8; i++)); do g+=(0); done
+	g+=("${ts[@]}")
 	for x in "${g[@]}"; do
 		printf -v x '%04x' "$((16#$x))"
 		out=$out${out:+:}$x

@@ -23,7 +23,7 @@ REPATH_A=/sys/class/infiniband/rxea/ports/1/roce_repath
 REPATH_B=/sys/class/infiniband/rxeb/ports/1/roce_repath
 REPATH_PARAM=/sys/module/ib_core/parameters/roce_repath
 PARAMS=()
-[ ! -e $PARAM ] || PARAMS=($PARAM $REPATH_PARAM)
+[ ! -e $PARAM ] || PARAMS=("$PARAM" "$REPATH_PARAM")
 
 reads() { [ "$(cat "$1")" = "$2" ]; }
 

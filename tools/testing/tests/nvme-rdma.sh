@@ -59,11 +59,16 @@ target_down() {
 
 # namespace: the block device of $NQN's namespace on the host side.
 namespace() {
-	local c
+	local c n
 
 	for c in /sys/class/nvme/nvme*; do
 		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = $NQN ] || continue
-		ls "$c" | grep -m 1 -E '^nvme[0-9]+(c[0-9]+)?n1$' | sed 's/c[0-9]*n/n/'
+		for n in "$c"/nvme*n1; do
+			n=${n##*/}
+			[[ $n =~ ^nvme[0-9]+(c[0-9]+)?n1$ ]] || continue
+			echo "${n/c[0-9]*n/n}"
+			return 0
+		done
 		return 0
 	done
 	return 1

@@ -15,6 +15,7 @@ KNOB_B=/sys/class/infiniband/rxeb/ports/1/roce_entropy
 REPATH_A=/sys/class/infiniband/rxea/ports/1/roce_repath
 REPATH_B=/sys/class/infiniband/rxeb/ports/1/roce_repath
 PARAM=/sys/module/ib_core/parameters/roce_entropy
+# shellcheck disable=SC2034 # read in the eval'd checks
 RPARAM=/sys/module/ib_core/parameters/roce_repath
 
 reads() { [ "$(cat "$1")" = "$2" ]; }
@@ -161,6 +162,7 @@ raw_sys_combined_refused() {
 # as found: restored at the end (the dist run's ports start at the opt-in
 # line's policy)
 FOUND=$(snapshot)
+# shellcheck disable=SC2034 # read in the eval'd checks
 read -r A0 B0 RA0 RB0 P0 R0 <<< "$FOUND"
 
 check "netlink shows each port's policy as its knob does" \
