@@ -325,7 +325,8 @@ dist_lane() {
 	# The VM runs need our modules and tools: the lanes' start.
 	until [ -e "$LOGS/lanes.go" ] || [ -e "$LOGS/lanes.stop" ]; do sleep 1; done
 	[ -e "$LOGS/lanes.go" ] || go=0
-	LOGDIR=$LOGS task fleet-updates "$TESTING/fleet.sh" updates "$BUILD/deb" \
+	# a run that stops before the lanes does not wait for the kernel updates
+	[ $go = 0 ] || LOGDIR=$LOGS task fleet-updates "$TESTING/fleet.sh" updates "$BUILD/deb" \
 		> "$LOGS/fleet-updates.ktap" 2>&1 &
 	# Each dist row takes the next free slot before the VM lane's next row,
 	# in turn: the next waits until this one holds its slot.
@@ -336,7 +337,7 @@ dist_lane() {
 		until [ -f "$LOGS/vm-$name.log" ]; do sleep 0.2; done
 	done < <(runs_of dist)
 	wait
-	LOGDIR=$LOGS task fleet-purge "$TESTING/fleet.sh" purge > "$LOGS/fleet-purge.ktap" 2>&1
+	[ $go = 0 ] || LOGDIR=$LOGS task fleet-purge "$TESTING/fleet.sh" purge > "$LOGS/fleet-purge.ktap" 2>&1
 	read -r name stack timeout rest < <(runs_of dist-removed)
 	# shellcheck disable=SC2086
 	[ -z "$name" ] || [ $go = 0 ] || URGENT=1 vm_run "$name" "$stack" "$timeout" $rest
