@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "roce_version.h"
 #include "wqe_av.h"
 
 namespace roce::wqe_av
@@ -128,7 +129,7 @@ TEST(WqeAvArgs, Version)
 	const char *version[] = {"rxe-wqe-av", "--version"};
 
 	EXPECT_EQ(parse_args(2, version, opts, out, err), 0);
-	EXPECT_EQ(out.str(), "rxe-wqe-av 0.1.0\n");
+	EXPECT_EQ(out.str(), std::string("rxe-wqe-av ") + kRoceVersion + "\n");
 	EXPECT_EQ(err.str(), "");
 }
 

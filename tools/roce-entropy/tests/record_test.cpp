@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -125,7 +126,12 @@ Run qps(std::vector<std::string> args)
 TEST(Version, EveryProgramPrintsItsNameAndVersion)
 {
 	const std::string v = kRoceVersion;
-	ASSERT_EQ(v, "0.1.0");
+	// The package's version (debian/changelog, or +gitN.gHASH from a
+	// checkout): the installed programs are compared with dpkg's in the
+	// fleet lane; here, every program prints the one the build was given.
+	ASSERT_TRUE(
+	    std::regex_match(v, std::regex("[0-9]+\\.[0-9]+\\.[0-9]+([~+][0-9A-Za-z.+~]+)?")))
+	    << v;
 	auto r = entropy({"roce-entropy", "--version"});
 	EXPECT_EQ(r.status, 0);
 	EXPECT_EQ(r.out, "roce-entropy " + v + "\n");
