@@ -272,6 +272,30 @@ flavour() {
 			takes '$r' '$rel' updates/dkms"
 }
 
+# ofed_standins ROOT: /root/ofed.deb and /root/ofed-utils.deb, stand-ins of
+# MLNX_OFED's kernel package and of its utilities, which depend on it and
+# ship ofed_info (what the package's trigger watches).
+ofed_standins() {
+	local d=$FLEET/ofed
+
+	rm -rf "$d"
+	mkdir -p "$d/dkms/DEBIAN" "$d/utils/DEBIAN" "$d/utils/usr/bin"
+	printf 'Package: mlnx-ofed-kernel-dkms\nVersion: 24.10\nArchitecture: all\nMaintainer: test <test@example.org>\nDescription: stand-in for MLNX_OFED\n' \
+		> "$d/dkms/DEBIAN/control"
+	printf 'Package: mlnx-ofed-kernel-utils\nVersion: 24.10\nArchitecture: all\nDepends: mlnx-ofed-kernel-dkms\nMaintainer: test <test@example.org>\nDescription: stand-in for MLNX_OFED utilities\n' \
+		> "$d/utils/DEBIAN/control"
+	printf '#!/bin/sh\necho MLNX_OFED_LINUX-24.10\n' > "$d/utils/usr/bin/ofed_info"
+	chmod 755 "$d/utils/usr/bin/ofed_info"
+	dpkg-deb --root-owner-group --build "$d/dkms" "$1/root/ofed.deb" > /dev/null
+	dpkg-deb --root-owner-group --build "$d/utils" "$1/root/ofed-utils.deb" > /dev/null
+}
+
+# installed_pkg ROOT PACKAGE: PACKAGE is installed and configured in ROOT.
+installed_pkg() {
+	inroot "$1" dpkg-query -W -f '${Status}' "$2" 2> /dev/null | grep -q 'ok installed' ||
+		{ echo "# $2 is not installed"; return 1; }
+}
+
 # mokutil_stub ROOT: Secure Boot on; the key enrolled once /root/enrolled
 # exists.
 mokutil_stub() {
@@ -289,7 +313,7 @@ mokutil_stub() {
 }
 
 updates() {
-	local debs=$1 r v old oldv rel61 stand rc symvers d
+	local debs=$1 r v old oldv rel61 rc symvers d
 
 	log=$LOGDIR/fleet-updates.log
 	[ -d "$FLEET/a/upper" ] || die "fleet.sh install first"
@@ -303,7 +327,7 @@ updates() {
 	ln -sf /bin/true "$r/usr/sbin/update-initramfs"
 	read -r old oldv < <(older_abi)
 	ktap_print_header
-	ktap_set_plan 31
+	ktap_set_plan 41
 
 	# Debian 12's own kernel: its headers pull its image and its DKMS hooks.
 	check "apt install linux-headers-amd64 (Debian 12's 6.1) succeeds" \
@@ -373,6 +397,27 @@ updates() {
 	check "Secure Boot, key enrolled: ours installed" takes "$r" "$DIST_REL" updates/dkms
 	rm -f "$r/usr/local/bin/mokutil" "$r/root/enrolled"
 
+	# MLNX_OFED installed after ours: apt removes neither, and the
+	# package's trigger on ofed_info takes ours out of every kernel; OFED
+	# removed, ours is back.  (Linux $old's headers go first: without its
+	# source, ours would build for it again when OFED leaves.)
+	apt_in "$r" "$log" purge "linux-headers-$old"
+	ofed_standins "$r"
+	check "MLNX_OFED installed after ours: apt-get -y install succeeds" \
+		apt_in "$r" "$log" install ./root/ofed.deb ./root/ofed-utils.deb
+	check "MLNX_OFED installed after ours: roce-entropy-dkms is still installed" \
+		installed_pkg "$r" roce-entropy-dkms
+	check "MLNX_OFED installed after ours: the trigger stepped aside, with the reason" \
+		eval "[ '$(record "$r" "$DIST_REL" state)' = refused ] &&
+			grep -q 'another RDMA stack (MLNX_OFED or DOCA-OFED: package mlnx-ofed-kernel-dkms)' \
+				'$r/var/lib/roce-entropy/$DIST_REL'"
+	check "MLNX_OFED installed after ours: modprobe takes the other stack's (here the distribution's)" \
+		takes "$r" "$DIST_REL" kernel
+	apt_in "$r" "$log" remove mlnx-ofed-kernel-utils mlnx-ofed-kernel-dkms
+	check "MLNX_OFED removed: ours is installed again for Linux $DIST_REL" \
+		eval "[ '$(record "$r" "$DIST_REL" state)' = installed ] && takes '$r' '$DIST_REL' updates/dkms"
+	check "every package is configured after OFED came and went" configured "$r"
+
 	# A kernel whose kABI is not the one ours keep: one CRC of ib_core's in
 	# its Module.symvers changed, as a stable update that touched a
 	# structure would change it.  The build's gate refuses.
@@ -391,22 +436,34 @@ updates() {
 
 	# MLNX_OFED: a stand-in package of its name, then its ib_core without a
 	# package (as NVIDIA's install script may leave it).
-	apt_in "$r" "$log" purge roce-entropy-dkms roce-entropy-tools "linux-headers-$old" \
+	apt_in "$r" "$log" purge roce-entropy-dkms roce-entropy-tools \
 		"linux-headers-${DIST_REL%-*}-rt-amd64" "linux-headers-${DIST_REL%-*}-cloud-amd64"
-	check "the package Conflicts with MLNX_OFED's kernel packages" \
-		eval "dpkg-deb -f '$debs'/roce-entropy-dkms_*.deb Conflicts | grep -q mlnx-ofed-kernel-dkms"
-	stand=$FLEET/ofed
-	rm -rf "$stand"
-	mkdir -p "$stand/DEBIAN"
-	printf 'Package: mlnx-ofed-kernel-dkms\nVersion: 24.10\nArchitecture: all\nMaintainer: test <test@example.org>\nDescription: stand-in for MLNX_OFED\n' \
-		> "$stand/DEBIAN/control"
-	dpkg-deb --build "$stand" "$r/root/ofed.deb" > /dev/null
-	inroot "$r" dpkg -i /root/ofed.deb >> "$log" 2>&1
-	apt_in "$r" "$log" install --no-remove ./root/debs/roce-entropy-dkms_"$v"_all.deb
-	check "with MLNX_OFED installed, apt refuses ours (Conflicts)" test $? != 0
-	check "MLNX_OFED's package is still installed" \
-		eval "inroot '$r' dpkg-query -W -f '\${Status}' mlnx-ofed-kernel-dkms | grep -q 'ok installed'"
-	inroot "$r" dpkg -r mlnx-ofed-kernel-dkms >> "$log" 2>&1
+
+	# A host without a 6.12 kernel (Debian 12's 6.1, a container): what
+	# apt would install with ours, recommends included, has no kernel.
+	awk 'BEGIN { RS = ""; ORS = "\n\n" } !/^Package: linux-(image|headers)-/' \
+		"$r/var/lib/dpkg/status" > "$r/root/status-nokernel"
+	inroot "$r" apt-get -s -o Dir::State::status=/root/status-nokernel \
+		install ./root/debs/roce-entropy-dkms_"$v"_all.deb > "$LOGDIR/fleet-nokernel.log" 2>&1
+	check "a host without 6.12: apt-get install of ours (simulated) pulls no linux-image" \
+		eval "grep -q '^Inst roce-entropy-dkms' '$LOGDIR/fleet-nokernel.log' &&
+			! grep '^Inst linux-image-' '$LOGDIR/fleet-nokernel.log'"
+
+	# MLNX_OFED there first: plain apt-get -y install of ours fails in its
+	# preinst, and removes nothing (no Conflicts, which apt resolves by
+	# removing OFED and what depends on it).
+	check "the package declares no Conflicts" \
+		eval "[ -z \"\$(dpkg-deb -f '$debs'/roce-entropy-dkms_*.deb Conflicts)\" ]"
+	inroot "$r" dpkg -i /root/ofed.deb /root/ofed-utils.deb >> "$log" 2>&1
+	apt_in "$r" "$log" install ./root/debs/roce-entropy-dkms_"$v"_all.deb
+	check "with MLNX_OFED installed, apt-get -y install of ours fails" test $? != 0
+	check "... and its preinst says why" \
+		said "$log" "another RDMA stack (MLNX_OFED or DOCA-OFED) provides ib_core"
+	check "MLNX_OFED's packages are both still installed" \
+		eval "installed_pkg '$r' mlnx-ofed-kernel-dkms && installed_pkg '$r' mlnx-ofed-kernel-utils"
+	check "roce-entropy-dkms is not installed" eval "! installed_pkg '$r' roce-entropy-dkms > /dev/null"
+	check "dpkg --audit is clean after the refusal" configured "$r"
+	inroot "$r" dpkg -r mlnx-ofed-kernel-utils mlnx-ofed-kernel-dkms >> "$log" 2>&1
 	mkdir -p "$r/lib/modules/$DIST_REL/updates"
 	echo "not ours" > "$r/lib/modules/$DIST_REL/updates/ib_core.ko"
 	check "OFED's ib_core without a package: apt install of ours succeeds" \
