@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // status: an operator's one-screen health check of the package on a
 // Debian host, read under --root and never written; exit 1 when something
-// keeps our modules from running (each problem printed), 0 otherwise.
+// keeps our modules from running (each problem printed), 3 when only a
+// reboot is missing, 0 otherwise.
 #include <algorithm>
 #include <filesystem>
 
@@ -161,14 +162,19 @@ std::string secure_boot_text(const SecureBootStatus &sb)
 
 void add_secure_boot(Record &r, const SecureBootStatus &sb)
 {
-	const json j = {
-	    {"efi", sb.efi}, {"enabled", opt_json(sb.enabled)}, {"key", key_state_name(sb.key)}};
+	const json j = {{"efi", sb.efi},
+	                {"enabled", opt_json(sb.enabled)},
+	                {"key", key_state_name(sb.key)},
+	                {"key_path", sb.key_path}};
 	r.add("secure_boot", j, section("secure boot", {secure_boot_text(sb)}));
 }
 
-std::string verdict_text(const std::vector<std::string> &problems)
+std::string verdict_text(const std::vector<std::string> &problems,
+                         const std::optional<std::string> &pending)
 {
-	std::string s = problems.empty() ? "status: ok\n" : "status: off\n";
+	if (problems.empty())
+		return pending ? "status: reboot pending\n  " + *pending + '\n' : "status: ok\n";
+	std::string s = "status: off\n";
 	for (const auto &p : problems)
 		s += "  " + p + '\n';
 	return s;
@@ -183,6 +189,7 @@ int status_cmd(const StatusArgs &args, std::ostream &out)
 		throw UsageError("--root " + args.root + ": not a directory");
 	const HostStatus s = read_host_status(args.root);
 	const std::vector<std::string> problems = status_problems(s);
+	const std::optional<std::string> pending = status_pending(s);
 
 	Record r;
 	add_running(r, s.running);
@@ -190,9 +197,14 @@ int status_cmd(const StatusArgs &args, std::ostream &out)
 	add_ports(r, s.ports);
 	add_kernels(r, s.kernels);
 	add_secure_boot(r, s.secure_boot);
-	r.add("problems", problems, verdict_text(problems)).add_json("ok", problems.empty());
+	r.add_json("opt_in", opt_json(s.opt_in));
+	r.add("problems", problems, verdict_text(problems, pending))
+	    .add_json("reboot_pending", opt_json(pending))
+	    .add_json("ok", problems.empty() && !pending);
 	print(r, args.json, out);
-	return problems.empty() ? kExitOk : kExitDisagrees;
+	if (!problems.empty())
+		return kExitDisagrees;
+	return pending ? kExitUnjudged : kExitOk;
 }
 
 } // namespace roce

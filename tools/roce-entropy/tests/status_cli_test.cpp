@@ -4,12 +4,14 @@
 // records, the DKMS key), one host per case.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 #include "cli_run.h"
@@ -118,6 +120,18 @@ protected:
 			write(d + "/updates/dkms/" + module, "ours");
 	}
 
+	// The host booted at BOOT and DKMS wrote our ib_core for RELEASE at
+	// WRITTEN (seconds since the epoch).
+	void times(long long boot, long long written, const std::string &release = kRunning)
+	{
+		write("/proc/stat",
+		      "cpu  1 2 3 4\nbtime " + std::to_string(boot) + "\nprocesses 9\n");
+		const std::string m =
+		    root_ + "/lib/modules/" + release + "/updates/dkms/ib_core.ko.xz";
+		const struct timespec ts[2] = {{written, 0}, {written, 0}};
+		ASSERT_EQ(utimensat(AT_FDCWD, m.c_str(), ts, 0), 0) << m;
+	}
+
 	void record(const std::string &release, const std::string &text = kRecord)
 	{
 		write("/var/lib/roce-entropy/" + release, text);
@@ -215,9 +229,11 @@ TEST_F(StatusCli, HealthyHostJson)
 	EXPECT_EQ(k["record"], nlohmann::json::parse(R"({"state": "installed",
 		"source": "6.12.117", "kabi": "held",
 		"package": "0.2.0+git20261126.1.gabcdef0", "reason": ""})"));
-	EXPECT_EQ(j["secure_boot"],
-	          nlohmann::json::parse(R"({"efi": true, "enabled": true, "key": "enrolled"})"));
+	EXPECT_EQ(j["secure_boot"], nlohmann::json::parse(R"({"efi": true, "enabled": true,
+		"key": "enrolled", "key_path": "/var/lib/dkms/mok.pub"})"));
+	EXPECT_EQ(j["opt_in"], nullptr);
 	EXPECT_EQ(j["problems"], nlohmann::json::array());
+	EXPECT_EQ(j["reboot_pending"], nullptr);
 	EXPECT_EQ(j["ok"], true);
 }
 
@@ -249,6 +265,121 @@ TEST_F(StatusCli, BootedStockAfterUpdate)
 	EXPECT_EQ(j["ports"][1]["repath"], nullptr);
 	EXPECT_EQ(j["ok"], false);
 	EXPECT_EQ(j["problems"].size(), 1u);
+}
+
+// Right after apt install on a host whose RDMA stack was already loaded:
+// nothing is wrong, ours runs after a reboot (exit 3).  Ours installed
+// before the boot and stock loaded is a problem (exit 1); without the boot
+// time, status cannot tell, and says so as a problem.
+TEST_F(StatusCli, RebootPendingAfterInstall)
+{
+	healthy();
+	fs::remove_all(root_ + "/sys/module/ib_core");
+	stock_loaded();
+	times(1'800'000'000, 1'800'000'600);
+	auto r = status();
+	EXPECT_EQ(r.status, 3) << r.out << r.err;
+	EXPECT_NE(r.out.find("status: reboot pending\n"
+	                     "  6.12.117+deb12-amd64 (running): ours was installed after this "
+	                     "boot, while the distribution's ib_core was loaded: reboot (or "
+	                     "unload the RDMA modules and load them again)\n"),
+	          std::string::npos)
+	    << r.out;
+	auto j = nlohmann::json::parse(status({"--json"}).out);
+	EXPECT_EQ(j["ok"], false);
+	EXPECT_EQ(j["problems"], nlohmann::json::array());
+	EXPECT_NE(j["reboot_pending"].get<std::string>().find("installed after this boot"),
+	          std::string::npos);
+
+	times(1'800'000'000, 1'799'999'000); // written before the boot
+	r = status();
+	EXPECT_EQ(r.status, 1) << r.out;
+	EXPECT_NE(r.out.find("the loaded ib_core is the stock one, although ours is installed"),
+	          std::string::npos)
+	    << r.out;
+	fs::remove(root_ + "/proc/stat");
+	EXPECT_EQ(status().status, 1);
+
+	// Another problem beside the pending reboot: off, exit 1.
+	times(1'800'000'000, 1'800'000'600);
+	kernel("6.12.119+deb12-amd64", true, "");
+	r = status();
+	EXPECT_EQ(r.status, 1) << r.out;
+	EXPECT_NE(r.out.find("status: off\n"), std::string::npos) << r.out;
+}
+
+// Rebooted into a 6.12 kernel without its headers (an update that brought
+// the image only): the distribution's modules run and the opt-in is
+// ignored.  That is off, not ok.  Without the dkms package, it is nobody's
+// business here.
+TEST_F(StatusCli, RunningKernelWithoutHeaders)
+{
+	running("6.12.119+deb12-amd64");
+	stock_loaded();
+	kernel(kRunning, true);
+	record(kRunning);
+	kernel("6.12.119+deb12-amd64", false, "");
+	record("6.12.119+deb12-amd64", "state=skipped\nreason=no headers (apt install "
+	                               "linux-headers-6.12.119+deb12-amd64)\npackage=0.5.0\n");
+	write("/etc/modprobe.d/roce-entropy.conf", "# opt in\noptions ib_core roce_entropy=rfc\n");
+	write("/usr/sbin/roce-entropy-dkms", "#!/bin/bash\n");
+	auto r = status();
+	EXPECT_EQ(r.status, 1) << r.out << r.err;
+	EXPECT_NE(r.out.find("status: off\n"
+	                     "  6.12.119+deb12-amd64 (running): no headers, so ours is not built "
+	                     "for it and the distribution's ib_core runs (the opt-in "
+	                     "roce_entropy=rfc has no effect): apt install "
+	                     "linux-headers-6.12.119+deb12-amd64, then reboot\n"),
+	          std::string::npos)
+	    << r.out;
+	EXPECT_EQ(nlohmann::json::parse(status({"--json"}).out)["opt_in"], "rfc");
+
+	// No opt-in: still off (ours does not run), without the note.
+	fs::remove(root_ + "/etc/modprobe.d/roce-entropy.conf");
+	r = status();
+	EXPECT_EQ(r.status, 1) << r.out;
+	EXPECT_NE(r.out.find("and the distribution's ib_core runs: apt install"), std::string::npos)
+	    << r.out;
+
+	// The package removed (only its records left): nothing to say.
+	fs::remove(root_ + "/usr/sbin/roce-entropy-dkms");
+	EXPECT_EQ(status().status, 0);
+}
+
+// An organisation's signing key, set for DKMS in framework.conf.d: status
+// checks that certificate, not DKMS's default one.
+TEST_F(StatusCli, OrganisationKey)
+{
+	healthy();
+	fs::remove(root_ + "/var/lib/dkms/mok.pub");
+	write("/etc/dkms/framework.conf", "# mok_certificate=/nowhere\n"
+	                                  "mok_certificate=/var/lib/dkms/mok.pub\n");
+	write("/etc/dkms/framework.conf.d/10-org.conf",
+	      "mok_signing_key=\"/etc/org/db.key\"\nmok_certificate=\"/etc/org/db.der\"\n");
+	write("/etc/org/db.der", kKey);
+	auto r = status();
+	EXPECT_EQ(r.status, 0) << r.out << r.err;
+	EXPECT_NE(r.out.find("secure boot: on; DKMS key: enrolled (/etc/org/db.der)\n"),
+	          std::string::npos)
+	    << r.out;
+	EXPECT_EQ(nlohmann::json::parse(status({"--json"}).out)["secure_boot"]["key_path"],
+	          "/etc/org/db.der");
+
+	write("/sys/firmware/efi/mok-variables/MokListRT", mok_list("a Debian CA"));
+	r = status();
+	EXPECT_EQ(r.status, 1) << r.out;
+	EXPECT_NE(r.out.find("Secure Boot is on and the DKMS signing key is not enrolled "
+	                     "(mokutil --import /etc/org/db.der, then reboot)\n"),
+	          std::string::npos)
+	    << r.out;
+
+	// Only framework.conf's: the default path, which has no key now.
+	fs::remove_all(root_ + "/etc/dkms/framework.conf.d");
+	r = status();
+	EXPECT_EQ(r.status, 1) << r.out;
+	EXPECT_NE(r.out.find("there is no DKMS signing key (/var/lib/dkms/mok.pub)"),
+	          std::string::npos)
+	    << r.out;
 }
 
 TEST_F(StatusCli, SecondKernelWithoutRecord)
@@ -384,8 +515,8 @@ TEST_F(StatusCli, NoEfi)
 	          std::string::npos)
 	    << r.out;
 	const auto j = nlohmann::json::parse(status({"--json"}).out);
-	EXPECT_EQ(j["secure_boot"],
-	          nlohmann::json::parse(R"({"efi": false, "enabled": false, "key": "no key"})"));
+	EXPECT_EQ(j["secure_boot"], nlohmann::json::parse(R"({"efi": false, "enabled": false,
+		"key": "no key", "key_path": "/var/lib/dkms/mok.pub"})"));
 }
 
 TEST_F(StatusCli, NoKernel612)

@@ -85,7 +85,7 @@ HostStatus healthy()
 	k.running = k.headers = k.installed = true;
 	k.record = BuildRecord{"installed", "6.12.117", "held", "0.2.0", ""};
 	s.kernels.push_back(k);
-	s.secure_boot = {true, true, true, KeyState::Enrolled, ""};
+	s.secure_boot = {true, true, true, KeyState::Enrolled, "", "/var/lib/dkms/mok.pub"};
 	return s;
 }
 
@@ -125,6 +125,29 @@ TEST(Status, ProblemsOfHostsByHand)
 	                                   "(/var/lib/dkms/mok.pub)"});
 	s.secure_boot.key = KeyState::Unknown;
 	EXPECT_TRUE(status_problems(s).empty());
+}
+
+TEST(Status, FrameworkCertificate)
+{
+	EXPECT_EQ(framework_certificate(""), std::nullopt);
+	EXPECT_EQ(framework_certificate("# mok_certificate=/x\nsign_tool=/y\n"), std::nullopt);
+	EXPECT_EQ(framework_certificate("mok_certificate=/etc/a.der\n"), "/etc/a.der");
+	EXPECT_EQ(framework_certificate("  mok_certificate=\"/etc/b c.der\"  \n"), "/etc/b c.der");
+	EXPECT_EQ(framework_certificate("mok_certificate='/etc/c.der'\nmok_certificate=/etc/d.der"),
+	          "/etc/d.der"); // the last one, as the shell reads it
+	EXPECT_EQ(framework_certificate("mok_certificate=\n"), std::nullopt);
+}
+
+TEST(Status, ModprobeOptIn)
+{
+	EXPECT_EQ(modprobe_opt_in(""), std::nullopt);
+	EXPECT_EQ(modprobe_opt_in("options ib_core roce_entropy=rfc\n"), "rfc");
+	EXPECT_EQ(modprobe_opt_in("options\tib_core  netns_mode=0 roce_entropy=mix\n"), "mix");
+	EXPECT_EQ(modprobe_opt_in("# options ib_core roce_entropy=rfc\n"), std::nullopt);
+	EXPECT_EQ(modprobe_opt_in("options ib_uverbs roce_entropy=rfc\n"), std::nullopt);
+	EXPECT_EQ(modprobe_opt_in("options ib_core roce_entropy=rfc\noptions ib_core "
+	                          "roce_entropy=off\n"),
+	          "off");
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 #include <system_error>
 #include <tuple>
 
@@ -22,7 +23,8 @@ constexpr const char *kSecureBootVar =
     "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c";
 constexpr const char *kDkmsKey = "/var/lib/dkms/mok.pub";
 constexpr const char *kMokList = "/sys/firmware/efi/mok-variables/MokListRT";
-const std::string kRecords = "/var/lib/roce-entropy/"; // the build records
+const std::string kRecords = "/var/lib/roce-entropy/";           // the build records
+constexpr const char *kDkmsTool = "/usr/sbin/roce-entropy-dkms"; // the dkms package's
 
 std::string_view trim(std::string_view s)
 {
@@ -126,12 +128,36 @@ std::vector<PortStatus> read_ports(const fs::path &root)
 	return ports;
 }
 
-bool has_our_modules(const fs::path &dir)
+// Our ib_core under the kernel's folder DIR, in any of its compressions.
+std::optional<fs::path> our_module(const fs::path &dir)
 {
-	for (const char *ext : {"", ".xz", ".zst", ".gz"})
-		if (present(dir / ("updates/dkms/ib_core.ko" + std::string(ext))))
-			return true;
-	return false;
+	for (const char *ext : {"", ".xz", ".zst", ".gz"}) {
+		const fs::path p = dir / ("updates/dkms/ib_core.ko" + std::string(ext));
+		if (present(p))
+			return p;
+	}
+	return std::nullopt;
+}
+
+// When P was last written, in seconds since the epoch.
+std::optional<long long> mtime(const fs::path &p)
+{
+	struct stat st;
+
+	if (stat(p.c_str(), &st) != 0)
+		return std::nullopt;
+	return st.st_mtime;
+}
+
+// The names of the files in DIR that end in .conf, sorted.
+std::vector<std::string> conf_files(const fs::path &dir)
+{
+	std::vector<std::string> names;
+	for (auto &n : names_in(dir))
+		if (n.ends_with(".conf"))
+			names.push_back(std::move(n));
+	std::sort(names.begin(), names.end());
+	return names;
 }
 
 std::vector<KernelStatus> read_kernels(const fs::path &root,
@@ -148,7 +174,10 @@ std::vector<KernelStatus> read_kernels(const fs::path &root,
 		k.release = release;
 		k.running = release == running;
 		k.headers = present(dir / "build/Makefile");
-		k.installed = has_our_modules(dir);
+		if (const auto m = our_module(dir)) {
+			k.installed = true;
+			k.installed_at = mtime(*m);
+		}
 		if (const auto text = read_bytes(at(root, kRecords + release)))
 			k.record = parse_build_record(*text);
 		kernels.push_back(std::move(k));
@@ -159,20 +188,35 @@ std::vector<KernelStatus> read_kernels(const fs::path &root,
 	return kernels;
 }
 
+// The certificate DKMS signs with, as dkms reads its configuration.
+std::string dkms_certificate(const fs::path &root)
+{
+	std::string cert = kDkmsKey;
+	std::vector<fs::path> files{at(root, "/etc/dkms/framework.conf")};
+
+	for (const auto &n : conf_files(at(root, "/etc/dkms/framework.conf.d")))
+		files.push_back(at(root, "/etc/dkms/framework.conf.d") / n);
+	for (const auto &f : files)
+		if (const auto text = read_bytes(f))
+			if (auto c = framework_certificate(*text))
+				cert = std::move(*c);
+	return cert;
+}
+
 // The DKMS key against MokListRT, the kernel's copy of the MOK list.
 void read_key(const fs::path &root, SecureBootStatus &s)
 {
-	const fs::path key_path = at(root, kDkmsKey), list_path = at(root, kMokList);
+	s.key_path = dkms_certificate(root);
+	const fs::path key_path = at(root, s.key_path), list_path = at(root, kMokList);
 
 	if (!present(key_path)) {
 		s.key = KeyState::NoKey;
-		s.key_note = kDkmsKey;
+		s.key_note = s.key_path;
 		return;
 	}
 	const auto key = read_bytes(key_path);
 	if (!key || key->empty()) {
-		s.key_note = key ? std::string(kDkmsKey) + " is empty"
-		                 : "cannot read " + std::string(kDkmsKey);
+		s.key_note = key ? s.key_path + " is empty" : "cannot read " + s.key_path;
 		return;
 	}
 	if (!present(list_path)) {
@@ -185,6 +229,45 @@ void read_key(const fs::path &root, SecureBootStatus &s)
 		return;
 	}
 	s.key = key_enrolled(*key, *list) ? KeyState::Enrolled : KeyState::NotEnrolled;
+	if (s.key_path != kDkmsKey)
+		s.key_note = s.key_path;
+}
+
+// The opt-in: roce_entropy= in /etc/modprobe.d/*.conf, the last one read.
+std::optional<std::string> read_opt_in(const fs::path &root)
+{
+	const fs::path dir = at(root, "/etc/modprobe.d");
+	std::optional<std::string> opt;
+
+	for (const auto &n : conf_files(dir))
+		if (const auto text = read_bytes(dir / n))
+			if (auto v = modprobe_opt_in(*text))
+				opt = std::move(v);
+	return opt;
+}
+
+std::optional<long long> read_boot_time(const fs::path &root)
+{
+	const auto text = read_bytes(at(root, "/proc/stat"));
+	std::istringstream in(text.value_or(""));
+
+	for (std::string line; std::getline(in, line);) {
+		long long t = 0;
+		if (line.starts_with("btime ") &&
+		    std::from_chars(line.data() + 6, line.data() + line.size(), t).ec ==
+		        std::errc())
+			return t;
+	}
+	return std::nullopt;
+}
+
+// Whether the running kernel K has ours installed after the boot, while the
+// stock ib_core is loaded: a reboot takes ours.
+bool installed_since_boot(const HostStatus &s, const KernelStatus &k)
+{
+	return k.running && k.record && k.record->state == "installed" && k.installed &&
+	       s.ib_core.loaded && !s.ib_core.ours && s.boot_time && k.installed_at &&
+	       *k.installed_at > *s.boot_time;
 }
 
 SecureBootStatus read_secure_boot(const fs::path &root)
@@ -301,7 +384,47 @@ HostStatus read_host_status(const std::string &root)
 	s.ports = read_ports(r);
 	s.kernels = read_kernels(r, s.running);
 	s.secure_boot = read_secure_boot(r);
+	s.package = present(at(r, kDkmsTool));
+	s.opt_in = read_opt_in(r);
+	s.boot_time = read_boot_time(r);
 	return s;
+}
+
+std::optional<std::string> framework_certificate(std::string_view text)
+{
+	std::optional<std::string> cert;
+	std::istringstream in{std::string(text)};
+
+	for (std::string line; std::getline(in, line);) {
+		std::string_view l = trim(line);
+		constexpr std::string_view name = "mok_certificate=";
+		if (!l.starts_with(name))
+			continue;
+		l = trim(l.substr(name.size()));
+		if (l.size() >= 2 && (l.front() == '"' || l.front() == '\'') &&
+		    l.back() == l.front())
+			l = l.substr(1, l.size() - 2);
+		if (!l.empty())
+			cert = std::string(l);
+	}
+	return cert;
+}
+
+std::optional<std::string> modprobe_opt_in(std::string_view text)
+{
+	std::optional<std::string> opt;
+	std::istringstream in{std::string(text)};
+
+	for (std::string line; std::getline(in, line);) {
+		std::istringstream words(line);
+		std::string verb, module, word;
+		if (!(words >> verb >> module) || verb != "options" || module != "ib_core")
+			continue;
+		while (words >> word)
+			if (word.starts_with("roce_entropy="))
+				opt = word.substr(13);
+	}
+	return opt;
 }
 
 std::vector<std::string> status_problems(const HostStatus &s)
@@ -313,10 +436,19 @@ std::vector<std::string> status_problems(const HostStatus &s)
 		const auto &rec = k.record;
 		ours_anywhere = ours_anywhere || k.installed || rec;
 		if (k.running && rec && rec->state == "installed" && s.ib_core.loaded &&
-		    !s.ib_core.ours)
+		    !s.ib_core.ours && !installed_since_boot(s, k))
 			out.push_back(k.release +
 			              " (running): the loaded ib_core is the stock one, " +
 			              "although ours is installed for it");
+		// Booted into a 6.12 kernel DKMS could not build for: stock
+		// modules, whatever the opt-in says.
+		if (k.running && s.package && !k.headers && !k.installed)
+			out.push_back(
+			    k.release + " (running): no headers, so ours is not built for it " +
+			    "and the distribution's ib_core runs" +
+			    (s.opt_in ? " (the opt-in roce_entropy=" + *s.opt_in + " has no effect)"
+			              : std::string()) +
+			    ": apt install linux-headers-" + k.release + ", then reboot");
 		if (k.headers && !rec)
 			out.push_back(k.release +
 			              ": its headers are installed but it has no build " +
@@ -325,13 +457,25 @@ std::vector<std::string> status_problems(const HostStatus &s)
 			record_problems(k, *rec, out);
 	}
 	const auto &sb = s.secure_boot;
-	const std::string key = kDkmsKey;
+	const std::string key = sb.key_path.empty() ? kDkmsKey : sb.key_path;
 	if (ours_anywhere && sb.enabled == true && sb.key == KeyState::NotEnrolled)
 		out.push_back("Secure Boot is on and the DKMS signing key is not enrolled " +
 		              ("(mokutil --import " + key + ", then reboot)"));
 	if (ours_anywhere && sb.enabled == true && sb.key == KeyState::NoKey)
 		out.push_back("Secure Boot is on and there is no DKMS signing key (" + key + ")");
 	return out;
+}
+
+std::optional<std::string> status_pending(const HostStatus &s)
+{
+	for (const auto &k : s.kernels)
+		if (installed_since_boot(s, k))
+			return k.release +
+			       " (running): ours was installed after this boot, while the " +
+			       "distribution's ib_core was loaded: reboot (or unload the RDMA "
+			       "modules " +
+			       "and load them again)";
+	return std::nullopt;
 }
 
 } // namespace roce

@@ -64,6 +64,8 @@ struct KernelStatus {
 	bool running = false;
 	bool headers = false;   // build/Makefile
 	bool installed = false; // our ib_core.ko* in updates/dkms
+	// When it was written (seconds since the epoch): DKMS copies it in.
+	std::optional<long long> installed_at;
 	std::optional<BuildRecord> record;
 };
 
@@ -78,6 +80,10 @@ struct SecureBootStatus {
 	std::optional<bool> enabled;
 	KeyState key = KeyState::Unknown;
 	std::string key_note; // why unknown, or which key is missing
+	// The certificate DKMS signs with: mok_certificate of
+	// /etc/dkms/framework.conf and framework.conf.d/*.conf (the last one
+	// set wins, as dkms reads them), else /var/lib/dkms/mok.pub.
+	std::string key_path;
 };
 
 struct HostStatus {
@@ -86,14 +92,31 @@ struct HostStatus {
 	std::vector<PortStatus> ports;     // by device, then port
 	std::vector<KernelStatus> kernels; // by version
 	SecureBootStatus secure_boot;
+	bool package = false;               // /usr/sbin/roce-entropy-dkms
+	std::optional<std::string> opt_in;  // roce_entropy= of "options ib_core" (modprobe.d)
+	std::optional<long long> boot_time; // btime of /proc/stat
 };
+
+// The value of mok_certificate= in a DKMS framework.conf's TEXT (shell
+// assignments; quotes taken off), if it sets one.
+std::optional<std::string> framework_certificate(std::string_view text);
+
+// The roce_entropy= value of "options ib_core" lines in a modprobe.d
+// file's TEXT (the last one wins), if any.
+std::optional<std::string> modprobe_opt_in(std::string_view text);
 
 // The host under ROOT, read only.  Files that are missing or cannot be read
 // are facts too (a module not loaded, no record): nothing throws.
 HostStatus read_host_status(const std::string &root);
 
 // What keeps the package from working on the host S describes, one line
-// each; none when it works (or no 6.12 kernel is installed).
+// each; none when it works (or no 6.12 kernel is installed), or when the
+// only thing missing is a reboot (status_pending).
 std::vector<std::string> status_problems(const HostStatus &s);
+
+// Why ours will run after a reboot and does not now (installed for the
+// running kernel after it booted, while the stock ib_core was loaded), if
+// so.
+std::optional<std::string> status_pending(const HostStatus &s);
 
 } // namespace roce
