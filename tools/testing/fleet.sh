@@ -327,7 +327,7 @@ updates() {
 	ln -sf /bin/true "$r/usr/sbin/update-initramfs"
 	read -r old oldv < <(older_abi)
 	ktap_print_header
-	ktap_set_plan 41
+	ktap_set_plan 45
 
 	# Debian 12's own kernel: its headers pull its image and its DKMS hooks.
 	check "apt install linux-headers-amd64 (Debian 12's 6.1) succeeds" \
@@ -388,14 +388,40 @@ updates() {
 	mokutil_stub "$r"
 	inroot "$r" dkms uninstall -m "$NAME" -v "$v" -k "$DIST_REL" >> "$log" 2>&1
 	inroot "$r" roce-entropy-dkms install "$DIST_REL" >> "$log" 2>&1
+	rc=$?
 	check "Secure Boot, key not enrolled: refused with the steps (mokutil --import)" \
 		eval "[ '$(record "$r" "$DIST_REL" state)' = refused ] &&
 			grep -q 'not enrolled.*mokutil --import' '$r/var/lib/roce-entropy/$DIST_REL'"
+	check "a refusal: roce-entropy-dkms install exits 1" test "$rc" = 1
 	check "Secure Boot, key not enrolled: the distribution's modules stay" takes "$r" "$DIST_REL" kernel
+	# An organisation's key in framework.conf.d: the one checked.
+	mkdir -p "$r/etc/dkms/framework.conf.d" "$r/etc/org"
+	printf 'mok_signing_key="/etc/org/db.key"\nmok_certificate="/etc/org/db.der"\n' \
+		> "$r/etc/dkms/framework.conf.d/10-org.conf"
+	echo cert > "$r/etc/org/db.der"
+	inroot "$r" roce-entropy-dkms install "$DIST_REL" >> "$log" 2>&1
+	check "Secure Boot, an organisation's key in framework.conf.d: that key is checked" \
+		grep -q 'signing key /etc/org/db.der is not enrolled' "$r/var/lib/roce-entropy/$DIST_REL"
+	rm -rf "$r/etc/dkms/framework.conf.d/10-org.conf" "$r/etc/org"
 	touch "$r/root/enrolled"
 	inroot "$r" roce-entropy-dkms install "$DIST_REL" >> "$log" 2>&1
 	check "Secure Boot, key enrolled: ours installed" takes "$r" "$DIST_REL" updates/dkms
 	rm -f "$r/usr/local/bin/mokutil" "$r/root/enrolled"
+
+	# A release that is not one: refused before anything is touched; a
+	# removed kernel's record and build tree go.
+	cp -a "$r/var/lib/roce-entropy" "$FLEET/records"
+	inroot "$r" roce-entropy-dkms install ../../etc/passwd >> "$log" 2>&1
+	rc=$?
+	check "roce-entropy-dkms install ../../etc/passwd: exit 2, nothing recorded" \
+		eval "[ $rc = 2 ] && diff -r '$FLEET/records' '$r/var/lib/roce-entropy' > /dev/null"
+	rm -rf "$FLEET/records"
+	mkdir -p "$r/var/cache/roce-entropy/build/6.12.1-gone-amd64"
+	echo state=installed > "$r/var/lib/roce-entropy/6.12.1-gone-amd64"
+	inroot "$r" roce-entropy-dkms forget 6.12.1-gone-amd64 >> "$log" 2>&1
+	check "roce-entropy-dkms forget: the kernel's record and build tree are gone" \
+		eval "! ls -d '$r/var/cache/roce-entropy/build/6.12.1-gone-amd64' \
+			'$r/var/lib/roce-entropy/6.12.1-gone-amd64' 2> /dev/null | grep -q ."
 
 	# MLNX_OFED installed after ours: apt removes neither, and the
 	# package's trigger on ofed_info takes ours out of every kernel; OFED
