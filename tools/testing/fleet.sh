@@ -172,10 +172,25 @@ configured() {
 	[ -z "$a" ] || { echo "$a" | sed 's/^/# /'; return 1; }
 }
 
+# last_apt LOG: the last apt run's output in LOG.
+last_apt() {
+	sed -n '/^# apt-get/h; /^# apt-get/!H; ${x;p}' "$1"
+}
+
 # said LOG TEXT: the last apt run's output has the line TEXT.
 said() {
-	sed -n '/^# apt-get/h; /^# apt-get/!H; ${x;p}' "$1" | grep -qF -- "$2" ||
-		{ echo "# not said: $2"; return 1; }
+	last_apt "$1" | grep -qF -- "$2" || { echo "# not said: $2"; return 1; }
+}
+
+# one_line LOG REL: the last apt run said one thing of kernel REL besides
+# its build, and that it was installed (no false refusal on the way: the
+# image's hook runs while the image is half-configured).
+one_line() {
+	local lines
+
+	lines=$(last_apt "$1" | grep "^roce-entropy: .*Linux $2\b" | grep -v '^roce-entropy: building')
+	[ "$lines" = "roce-entropy: installed for Linux $2 (policy unchanged: see /usr/share/doc/$NAME-dkms/README.Debian)" ] ||
+		{ echo "$lines" | sed 's/^/# said: /'; return 1; }
 }
 
 # ktap_init: KTAP's helpers, and the release of the root's kernel.
@@ -327,7 +342,7 @@ updates() {
 	ln -sf /bin/true "$r/usr/sbin/update-initramfs"
 	read -r old oldv < <(older_abi)
 	ktap_print_header
-	ktap_set_plan 45
+	ktap_set_plan 48
 
 	# Debian 12's own kernel: its headers pull its image and its DKMS hooks.
 	check "apt install linux-headers-amd64 (Debian 12's 6.1) succeeds" \
@@ -353,6 +368,7 @@ updates() {
 	check "apt install linux-headers-$old (older than linux-source $DIST_VER) succeeds" \
 		apt_in "$r" "$log" install "linux-headers-$old"
 	check "every package is configured after it" configured "$r"
+	check "apt's output has one line for Linux $old: installed" one_line "$log" "$old"
 	check "its source was downloaded at its exact version, $oldv, during the update" \
 		test -f "$r/var/cache/roce-entropy/linux-source-$oldv.tar.xz"
 	check "linux-source-6.12 itself is unchanged ($DIST_VER)" \
@@ -371,13 +387,24 @@ updates() {
 	# with the command that fixes it.
 	inroot "$r" dkms remove -m "$NAME" -v "$v" -k "$old" >> "$log" 2>&1
 	rm -f "$r/var/cache/roce-entropy/linux-source-$oldv.tar.xz"
+	# A full disk during the download (a 1 MB tmpfs over the cache): the
+	# reason says so, and nothing partial is left for a retry to take.
+	mount -t tmpfs -o size=1m tmpfs "$r/var/cache/roce-entropy"
+	inroot "$r" roce-entropy-dkms install "$old" >> "$log" 2>&1
+	check "a full disk during the source's download: refused, saying so" \
+		eval "[ '$(record "$r" "$old" state)' = refused ] &&
+			grep -q 'no space left in /var/cache/roce-entropy' '$r/var/lib/roce-entropy/$old'"
+	check "a full disk during the source's download: nothing left in the cache" \
+		eval "[ -z \"\$(ls -A '$r/var/cache/roce-entropy')\" ]"
+	umount "$r/var/cache/roce-entropy"
 	printf '#!/bin/sh\necho "E: Failed to fetch (stub)" >&2\nexit 100\n' > "$r/usr/local/bin/apt-get"
 	chmod 755 "$r/usr/local/bin/apt-get"
 	inroot "$r" roce-entropy-dkms install "$old" >> "$log" 2>&1
 	rm -f "$r/usr/local/bin/apt-get"
-	check "without its source: refused with 'apt install linux-source-6.12=$oldv'" \
+	check "without its source: refused with 'apt install linux-source-6.12=$oldv' and apt's error" \
 		eval "[ '$(record "$r" "$old" state)' = refused ] &&
-			grep -qF 'apt install linux-source-6.12=$oldv' '$r/var/lib/roce-entropy/$old'"
+			grep -qF 'apt install linux-source-6.12=$oldv' '$r/var/lib/roce-entropy/$old' &&
+			grep -qF 'E: Failed to fetch (stub)' '$r/var/lib/roce-entropy/$old'"
 	check "without its source: the distribution's modules for Linux $old" takes "$r" "$old" kernel
 
 	# The other flavours of the same release.
