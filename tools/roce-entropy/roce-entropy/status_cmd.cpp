@@ -169,7 +169,7 @@ void add_secure_boot(Record &r, const SecureBootStatus &sb)
 	r.add("secure_boot", j, section("secure boot", {secure_boot_text(sb)}));
 }
 
-std::string verdict_text(const std::vector<std::string> &problems,
+std::string verdict_line(const std::vector<std::string> &problems,
                          const std::optional<std::string> &pending)
 {
 	if (problems.empty())
@@ -178,6 +178,16 @@ std::string verdict_text(const std::vector<std::string> &problems,
 	for (const auto &p : problems)
 		s += "  " + p + '\n';
 	return s;
+}
+
+std::string verdict_text(const std::vector<std::string> &problems,
+                         const std::optional<std::string> &pending,
+                         const std::vector<std::string> &warnings)
+{
+	std::string w;
+	for (const auto &l : warnings)
+		w += "warning: " + l + '\n';
+	return w + verdict_line(problems, pending);
 }
 
 } // namespace
@@ -190,6 +200,7 @@ int status_cmd(const StatusArgs &args, std::ostream &out)
 	const HostStatus s = read_host_status(args.root);
 	const std::vector<std::string> problems = status_problems(s);
 	const std::optional<std::string> pending = status_pending(s);
+	const std::vector<std::string> warnings = status_warnings(s);
 
 	Record r;
 	add_running(r, s.running);
@@ -198,7 +209,8 @@ int status_cmd(const StatusArgs &args, std::ostream &out)
 	add_kernels(r, s.kernels);
 	add_secure_boot(r, s.secure_boot);
 	r.add_json("opt_in", opt_json(s.opt_in));
-	r.add("problems", problems, verdict_text(problems, pending))
+	r.add_json("warnings", warnings);
+	r.add("problems", problems, verdict_text(problems, pending, warnings))
 	    .add_json("reboot_pending", opt_json(pending))
 	    .add_json("ok", problems.empty() && !pending);
 	print(r, args.json, out);

@@ -232,6 +232,7 @@ TEST_F(StatusCli, HealthyHostJson)
 	EXPECT_EQ(j["secure_boot"], nlohmann::json::parse(R"({"efi": true, "enabled": true,
 		"key": "enrolled", "key_path": "/var/lib/dkms/mok.pub"})"));
 	EXPECT_EQ(j["opt_in"], nullptr);
+	EXPECT_EQ(j["warnings"], nlohmann::json::array());
 	EXPECT_EQ(j["problems"], nlohmann::json::array());
 	EXPECT_EQ(j["reboot_pending"], nullptr);
 	EXPECT_EQ(j["ok"], true);
@@ -495,12 +496,26 @@ TEST_F(StatusCli, SecureBootKeyNotEnrolled)
 	// Enrolled: fine; Secure Boot off: the key does not matter.
 	mok(kKey, mok_list(kKey));
 	EXPECT_EQ(status().status, 0);
+	// Secure Boot off and the key not enrolled: works, with a warning of
+	// what turning Secure Boot on would do.
 	mok(kKey, mok_list("a Debian CA"));
 	secure_boot(false);
 	r = status();
 	EXPECT_EQ(r.status, 0) << r.out;
-	EXPECT_NE(r.out.find("secure boot: off; DKMS key: not enrolled\n"), std::string::npos)
+	EXPECT_NE(r.out.find("secure boot: off; DKMS key: not enrolled\n"
+	                     "warning: the DKMS signing key (/var/lib/dkms/mok.pub) is not "
+	                     "enrolled: with Secure Boot turned on, the kernel would refuse our "
+	                     "modules (mokutil --import /var/lib/dkms/mok.pub, then reboot)\n"
+	                     "status: ok\n"),
+	          std::string::npos)
 	    << r.out;
+	auto j = nlohmann::json::parse(status({"--json"}).out);
+	EXPECT_EQ(j["warnings"].size(), 1u);
+	EXPECT_EQ(j["ok"], true);
+	// Enrolled, Secure Boot off: no warning.
+	mok(kKey, mok_list(kKey));
+	j = nlohmann::json::parse(status({"--json"}).out);
+	EXPECT_EQ(j["warnings"], nlohmann::json::array());
 }
 
 TEST_F(StatusCli, NoEfi)

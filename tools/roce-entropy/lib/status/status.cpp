@@ -466,6 +466,20 @@ std::vector<std::string> status_problems(const HostStatus &s)
 	return out;
 }
 
+std::vector<std::string> status_warnings(const HostStatus &s)
+{
+	const auto &sb = s.secure_boot;
+	const bool ours_anywhere = std::any_of(s.kernels.begin(), s.kernels.end(),
+	                                       [](const KernelStatus &k) { return k.installed; });
+
+	if (!ours_anywhere || sb.enabled == true || sb.key != KeyState::NotEnrolled)
+		return {};
+	return {"the DKMS signing key (" + sb.key_path +
+	        ") is not enrolled: with Secure Boot turned on, the kernel would refuse our "
+	        "modules (mokutil --import " +
+	        sb.key_path + ", then reboot)"};
+}
+
 std::optional<std::string> status_pending(const HostStatus &s)
 {
 	for (const auto &k : s.kernels)

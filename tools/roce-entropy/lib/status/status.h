@@ -114,6 +114,11 @@ HostStatus read_host_status(const std::string &root);
 // only thing missing is a reboot (status_pending).
 std::vector<std::string> status_problems(const HostStatus &s);
 
+// What works now but would stop: our modules signed by a key the MOK list
+// does not hold while Secure Boot is off (a golden image built in a chroot,
+// Secure Boot switched on later, a MOK reset), one line each.
+std::vector<std::string> status_warnings(const HostStatus &s);
+
 // Why ours will run after a reboot and does not now (installed for the
 // running kernel after it booted, while the stock ib_core was loaded), if
 // so.
