@@ -83,17 +83,9 @@ uapi_agrees() {
 		#include "nl/rdma_nl.h"
 		using namespace roce;
 		static_assert(nl::kAttrResRoceEntropy == RDMA_NLDEV_ATTR_RES_ROCE_ENTROPY);
-		static_assert(nl::kAttrResRoceFlSource == RDMA_NLDEV_ATTR_RES_ROCE_FL_SOURCE);
 		static_assert(nl::kAttrResRoceFlowLabel == RDMA_NLDEV_ATTR_RES_ROCE_FLOW_LABEL);
 		static_assert(nl::kAttrResRoceUdpSport == RDMA_NLDEV_ATTR_RES_ROCE_UDP_SPORT);
 		static_assert(nl::kAttrDriverDetails == RDMA_NLDEV_ATTR_DRIVER_DETAILS);
-		static_assert(nl::kNlSources[RDMA_NL_ROCE_FL_SOURCE_ADDRESS] == "address");
-		static_assert(nl::kNlSources[RDMA_NL_ROCE_FL_SOURCE_QPN] == "qpn");
-		static_assert(nl::kNlSources[RDMA_NL_ROCE_FL_SOURCE_NONE] == "none");
-		static_assert(nl::kNlSources[RDMA_NL_ROCE_FL_SOURCE_PER_SEND] == "per-send");
-		static_assert(nl::kNlSources[RDMA_NL_ROCE_FL_SOURCE_PER_AH] == "per-ah");
-		static_assert(nl::kNlSources[RDMA_NL_ROCE_FL_SOURCE_PER_QP] == "per-qp");
-		static_assert(std::size(nl::kNlSources) == RDMA_NL_ROCE_FL_SOURCE_PER_QP + 1);
 		static_assert(nl::kAttrPortRoceEntropy == RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY);
 		static_assert(nl::kSysAttrRoceEntropy == RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY);
 		static_assert(nl::kSysAttrRoceRepath == RDMA_NLDEV_SYS_ATTR_ROCE_REPATH);

@@ -58,8 +58,7 @@ QpEntry qp_entry(const nl::ResQp &r)
 		q.policy = p ? std::string(policy_name(*p))
 		             : "unknown (" + std::to_string(*r.policy) + ")";
 	}
-	if (r.source)
-		q.source = name_of(nl::kNlSources, r.source);
+	q.source = r.source;
 	q.flow_label = r.flow_label;
 	if (r.udp_sport)
 		q.udp_sport = *r.udp_sport;

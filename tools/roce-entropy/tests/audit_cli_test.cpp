@@ -5,6 +5,7 @@
 // broken ones.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -89,6 +90,36 @@ TEST(AuditCli, SavedDumpsOfALiveHostAgree)
 	EXPECT_EQ(cm4, 2u);
 	EXPECT_EQ(cm6, 2u);
 	EXPECT_EQ(rc, 2u);
+}
+
+// The same dump as rdma -j -dd prints it: the source under the driver
+// table's key, drv_roce_fl_source.  The same verdicts.
+TEST(AuditCli, RdmaDriverTableKey)
+{
+	std::ifstream in(data("observe-rfc-qp.json"));
+	std::stringstream text;
+	text << in.rdbuf();
+	auto qps = nlohmann::json::parse(text.str());
+	unsigned moved = 0;
+	for (auto &q : qps) {
+		if (!q.contains("roce-fl-source"))
+			continue;
+		q["drv_roce_fl_source"] = q["roce-fl-source"];
+		q.erase("roce-fl-source");
+		moved++;
+	}
+	ASSERT_GE(moved, 12u);
+	const std::string path = testing::TempDir() + "audit-rdma-dd-qp.json";
+	std::ofstream(path) << qps.dump();
+
+	auto r = run({"audit", "--qp", path, "--cm-id", data("observe-rfc-cm_id.json"),
+	              "--port-flow-label", "7482:0x5a5a5", "--json"});
+	ASSERT_EQ(r.status, 0) << r.out << r.err;
+	const auto j = nlohmann::json::parse(r.out);
+	EXPECT_EQ(j["agree"], 6);
+	EXPECT_EQ(j["disagree"], 0);
+	EXPECT_EQ(j["unjudged"], 6);
+	std::remove(path.c_str());
 }
 
 // Without the application's flow label the IPv6 pair is predicted from its

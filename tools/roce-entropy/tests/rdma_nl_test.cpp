@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "cli_run.h"
@@ -22,8 +23,8 @@ namespace
 using test::run_roce_entropy;
 
 // Values of Linux 6.12's <rdma/rdma_netlink.h>: the nldev client, its
-// commands and attributes (uAPI, fixed); the series appends 104 to 109,
-// its RFC 110.
+// commands and attributes (uAPI, fixed); the series appends 104 to 108,
+// its RFC 109.
 constexpr std::uint16_t kNldev = 5;
 constexpr std::uint16_t kCmdGet = 1, kCmdSet = 2, kCmdPortGet = 5, kCmdSysGet = 6, kCmdSysSet = 7,
                         kCmdResQpGet = 10;
@@ -95,7 +96,7 @@ TEST(RdmaNl, PortSetRequest)
 	ASSERT_EQ(a.size(), 3u);
 	EXPECT_EQ(a.at(kDevIndex), u32_bytes(3));
 	EXPECT_EQ(a.at(kPortIndex), u32_bytes(1));
-	EXPECT_EQ(a.at(108), std::vector<std::uint8_t>{2});
+	EXPECT_EQ(a.at(107), std::vector<std::uint8_t>{2});
 }
 
 TEST(RdmaNl, SysRequests)
@@ -106,7 +107,7 @@ TEST(RdmaNl, SysRequests)
 	EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
 	auto a = attrs(nlh);
 	ASSERT_EQ(a.size(), 1u);
-	EXPECT_EQ(a.at(109), std::vector<std::uint8_t>{3});
+	EXPECT_EQ(a.at(108), std::vector<std::uint8_t>{3});
 
 	for (const bool on : {false, true}) {
 		nlh = nl::sys_set_request(b.mem, 11, std::nullopt, on);
@@ -114,7 +115,7 @@ TEST(RdmaNl, SysRequests)
 		EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
 		a = attrs(nlh);
 		ASSERT_EQ(a.size(), 1u);
-		EXPECT_EQ(a.at(110),
+		EXPECT_EQ(a.at(109),
 		          std::vector<std::uint8_t>{on ? std::uint8_t{1} : std::uint8_t{0}});
 	}
 
@@ -122,8 +123,8 @@ TEST(RdmaNl, SysRequests)
 	nlh = nl::sys_set_request(b.mem, 12, Policy::Builtin, true);
 	a = attrs(nlh);
 	ASSERT_EQ(a.size(), 2u);
-	EXPECT_EQ(a.at(109), std::vector<std::uint8_t>{0});
-	EXPECT_EQ(a.at(110), std::vector<std::uint8_t>{1});
+	EXPECT_EQ(a.at(108), std::vector<std::uint8_t>{0});
+	EXPECT_EQ(a.at(109), std::vector<std::uint8_t>{1});
 
 	nlh = nl::sys_get_request(b.mem, 10);
 	EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdSysGet));
@@ -153,7 +154,7 @@ TEST(RdmaNl, ParsePort)
 	mnl_attr_put_u32(nlh, kDevIndex, 4);
 	mnl_attr_put_strz(nlh, kDevName, "rxe0");
 	mnl_attr_put_u32(nlh, kPortIndex, 1);
-	mnl_attr_put_u8(nlh, 108, 2);
+	mnl_attr_put_u8(nlh, 107, 2);
 	auto p = nl::parse_port(nlh);
 	EXPECT_EQ(p.dev_index, 4u);
 	EXPECT_EQ(p.dev_name, "rxe0");
@@ -170,7 +171,7 @@ TEST(RdmaNl, ParsePort)
 	EXPECT_FALSE(p.raw);
 
 	// A value a newer kernel may have is shown, not guessed.
-	mnl_attr_put_u8(nlh, 108, 9);
+	mnl_attr_put_u8(nlh, 107, 9);
 	p = nl::parse_port(nlh);
 	EXPECT_FALSE(p.policy);
 	EXPECT_EQ(p.raw, 9);
@@ -186,7 +187,7 @@ TEST(RdmaNl, ParsePortRefusesMalformed)
 	nlh = b.reply(kCmdPortGet);
 	mnl_attr_put_u32(nlh, kDevIndex, 4);
 	mnl_attr_put_u32(nlh, kPortIndex, 1);
-	mnl_attr_put_u32(nlh, 108, 2); // not a u8
+	mnl_attr_put_u32(nlh, 107, 2); // not a u8
 	EXPECT_THROW(nl::parse_port(nlh), std::runtime_error);
 }
 
@@ -230,6 +231,26 @@ struct QpDump {
 	}
 };
 
+// Linux's driver table (RDMA_NLDEV_ATTR_DRIVER and its entries).
+constexpr std::uint16_t kDriver = 52, kDriverString = 54, kDriverPrintType = 55, kDriverU32 = 57;
+
+// A QP entry's driver table: first, when SQ_WQE_CNT, a u32 entry with a
+// print type, as hns puts one (rdma_nl_put_driver_u32_hex()); then the
+// strings of KV, keys and values in turn, as rdma_nl_put_driver_string()
+// puts them.
+void driver_table(nlmsghdr *nlh, std::vector<std::string> kv, bool sq_wqe_cnt = false)
+{
+	nlattr *t = mnl_attr_nest_start(nlh, kDriver);
+	if (sq_wqe_cnt) {
+		mnl_attr_put_strz(nlh, kDriverString, "sq_wqe_cnt");
+		mnl_attr_put_u8(nlh, kDriverPrintType, 1);
+		mnl_attr_put_u32(nlh, kDriverU32, 5);
+	}
+	for (const auto &s : kv)
+		mnl_attr_put_strz(nlh, kDriverString, s.c_str());
+	mnl_attr_nest_end(nlh, t);
+}
+
 TEST(RdmaNl, ParseQps)
 {
 	QpDump d;
@@ -240,16 +261,17 @@ TEST(RdmaNl, ParseQps)
 	mnl_attr_put_u8(d.nlh, kResState, 3);
 	mnl_attr_put_u32(d.nlh, kResPid, 151);
 	mnl_attr_put_u8(d.nlh, 104, 2);      // rfc
-	mnl_attr_put_u8(d.nlh, 105, 1);      // qpn
-	mnl_attr_put_u32(d.nlh, 106, 0x132); // flow label
-	mnl_attr_put_u16(d.nlh, 107, 0xc132);
+	mnl_attr_put_u32(d.nlh, 105, 0x132); // flow label
+	mnl_attr_put_u16(d.nlh, 106, 0xc132);
+	driver_table(d.nlh, {"roce_fl_source", "qpn"});
 	mnl_attr_nest_end(d.nlh, e);
 	// a kernel UD QP: a rule, no flow label or port
 	e = d.entry(1);
 	mnl_attr_put_u8(d.nlh, kResType, 1);
 	mnl_attr_put_strz(d.nlh, kResKernName, "ib_core");
 	mnl_attr_put_u8(d.nlh, 104, 3);
-	mnl_attr_put_u8(d.nlh, 105, 4); // per-ah
+	// another driver attribute first, with a print type
+	driver_table(d.nlh, {"roce_fl_source", "per-ah"}, true);
 	mnl_attr_nest_end(d.nlh, e);
 	// a QP of a driver without the series
 	e = d.entry(7);
@@ -266,16 +288,15 @@ TEST(RdmaNl, ParseQps)
 	EXPECT_EQ(qps[0].state, 3);
 	EXPECT_EQ(qps[0].pid, 151u);
 	EXPECT_EQ(qps[0].policy, 2);
-	EXPECT_EQ(qps[0].source, 1);
+	EXPECT_EQ(qps[0].source, "qpn");
 	EXPECT_EQ(qps[0].flow_label, 0x132u);
 	EXPECT_EQ(qps[0].udp_sport, 0xc132);
-	EXPECT_EQ(nl::kNlSources[*qps[0].source], "qpn");
 
 	EXPECT_EQ(qps[1].lqpn, 1u);
 	EXPECT_FALSE(qps[1].pid);
 	EXPECT_EQ(qps[1].kern_name, "ib_core");
 	EXPECT_EQ(qps[1].policy, 3);
-	EXPECT_EQ(nl::kNlSources[*qps[1].source], "per-ah");
+	EXPECT_EQ(qps[1].source, "per-ah");
 	EXPECT_FALSE(qps[1].flow_label);
 	EXPECT_FALSE(qps[1].udp_sport);
 
@@ -302,15 +323,32 @@ TEST(RdmaNl, ParseQpsRefusesMalformed)
 	}
 	// each entropy attribute of the wrong size
 	for (const std::uint16_t type :
-	     {std::uint16_t{104}, std::uint16_t{105}, std::uint16_t{106}, std::uint16_t{107}}) {
+	     {std::uint16_t{104}, std::uint16_t{105}, std::uint16_t{106}}) {
 		QpDump d;
 		nlattr *e = d.entry(18);
-		if (type == 106)
+		if (type == 105)
 			mnl_attr_put_u16(d.nlh, type, 1);
 		else
 			mnl_attr_put_u32(d.nlh, type, 1);
 		mnl_attr_nest_end(d.nlh, e);
 		EXPECT_THROW(nl::parse_qps(d.done()), std::runtime_error) << type;
+	}
+	{
+		QpDump d; // the source's key with a number after it
+		nlattr *e = d.entry(18);
+		nlattr *t = mnl_attr_nest_start(d.nlh, kDriver);
+		mnl_attr_put_strz(d.nlh, kDriverString, "roce_fl_source");
+		mnl_attr_put_u32(d.nlh, kDriverU32, 1);
+		mnl_attr_nest_end(d.nlh, t);
+		mnl_attr_nest_end(d.nlh, e);
+		EXPECT_THROW(nl::parse_qps(d.done()), std::runtime_error);
+	}
+	{
+		QpDump d; // a key without its value, or another key: no source
+		nlattr *e = d.entry(18);
+		driver_table(d.nlh, {"mode", "rc", "roce_fl_source"});
+		mnl_attr_nest_end(d.nlh, e);
+		EXPECT_FALSE(nl::parse_qps(d.done())[0].source);
 	}
 }
 
@@ -328,10 +366,10 @@ TEST(RdmaNl, ParseDevAndSysDefault)
 	mnl_attr_put_u8(nlh, 103, 1);            // MONITOR_MODE, ignored
 	EXPECT_FALSE(nl::parse_sys(nlh).policy); // a kernel without the series
 	EXPECT_FALSE(nl::parse_sys(nlh).repath);
-	mnl_attr_put_u8(nlh, 109, 0);
+	mnl_attr_put_u8(nlh, 108, 0);
 	EXPECT_EQ(nl::parse_sys(nlh).policy, 0);
 	EXPECT_FALSE(nl::parse_sys(nlh).repath);
-	mnl_attr_put_u8(nlh, 110, 1);
+	mnl_attr_put_u8(nlh, 109, 1);
 	EXPECT_EQ(nl::parse_sys(nlh).repath, 1);
 	EXPECT_EQ(nl::parse_sys(nlh).policy, 0);
 }

@@ -331,12 +331,13 @@ check_same_qps() {
 }
 
 # check_rdma_series: iproute2's rdma with tools/iproute2 shows each QP's
-# entropy as roce-entropy qp does, under the same keys, for the 12 QPs
+# entropy as roce-entropy qp does, under the same keys (the source, a
+# string of the QP's driver table, as drv_roce_fl_source), for the 12 QPs
 # (both devices' QP1 and five programs' QPs); its text gives the flow
 # labels in hexadecimal.
 check_rdma_series() {
 	local n f='[.. | objects | select(has("lqpn") and has("roce-entropy")) |
-		"\(.ifname)/\(.lqpn) \(."roce-entropy") \(."roce-fl-source") \(."roce-flow-label" // "-") \(."roce-udp-sport" // "-")"] | sort | .[]'
+		"\(.ifname)/\(.lqpn) \(."roce-entropy") \(."roce-fl-source" // ."drv_roce_fl_source") \(."roce-flow-label" // "-") \(."roce-udp-sport" // "-")"] | sort | .[]'
 
 	diff <(jq -r "$f" "$D/qp.json") <(jq -r "$f" "$D/rdma-series-qp.json") || return 1
 	n=$(jq -r "$f" "$D/qp.json" | wc -l)
@@ -344,6 +345,17 @@ check_rdma_series() {
 	grep -E ' lqpn [0-9]+ rqpn ' "$D/rdma-series-qp.txt" | head -n 2 | sed 's/^/    /'
 	[ "$n" -ge 12 ] &&
 		[ "$(grep -cE 'roce-flow-label 0x[0-9a-f]+ roce-udp-sport [0-9]+' "$D/rdma-series-qp.txt")" -ge 6 ]
+}
+
+# check_stock_rdma_source: the distribution's own rdma, without the patch,
+# shows each QP's source with -dd (the driver table is no uAPI of ours),
+# the same as roce-entropy qp.
+check_stock_rdma_source() {
+	local f='[.. | objects | select(has("lqpn") and has("type")) |
+		"\(.ifname)/\(.lqpn) \(."roce-fl-source" // ."drv_roce_fl_source" // "-")"] | sort | .[]'
+
+	diff <(jq -r "$f" "$D/qp.json") <(jq -r "$f" "$D/rdma-qp.json") &&
+		[ "$(jq -r "$f" "$D/rdma-qp.json" | grep -cv ' -$')" -ge 12 ]
 }
 
 # check_audit: roce-entropy audit on the live host: exit 0, the six
@@ -383,6 +395,8 @@ phase() {
 		check_same_qps
 	check "$POLICY: rdma with tools/iproute2 shows each QP's entropy as roce-entropy qp does" \
 		check_rdma_series
+	check "$POLICY: Debian's own rdma -dd shows each QP's source (drv_roce_fl_source)" \
+		check_stock_rdma_source
 	check "$POLICY: rdma_cm RC IPv4 (roce-ping): both QPs have the CM ports' flow label and port" \
 		check_cm "roce-ping IPv4" $PORT4
 	check "$POLICY: rdma_cm RC IPv6 with the application's flow label: both QPs have it, and its port" \

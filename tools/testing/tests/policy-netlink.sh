@@ -103,12 +103,12 @@ PY
 }
 
 # raw_set_port DEV PORT VALUE: RDMA_NLDEV_CMD_SET (2) of DEV_INDEX (1),
-# PORT_INDEX (3) and the port policy attribute (108) holding VALUE.
+# PORT_INDEX (3) and the port policy attribute (107) holding VALUE.
 raw_set_port() {
 	local index
 
 	index=$(rdma -j dev show "$1" | jq '.[0].ifindex')
-	raw_nldev 2 "1:I:$index" "3:I:$2" "108:B:$3"
+	raw_nldev 2 "1:I:$index" "3:I:$2" "107:B:$3"
 }
 
 # raw_refused VALUE: the kernel answers EINVAL (22) and nothing changes.
@@ -122,7 +122,7 @@ raw_refused() {
 }
 
 # raw_sys_refused ATTR VALUE: RDMA_NLDEV_CMD_SYS_SET (7) of a default's
-# attribute (109 the policy, 110 re-path) holding VALUE: EINVAL (22), and
+# attribute (108 the policy, 109 re-path) holding VALUE: EINVAL (22), and
 # nothing changes.
 raw_sys_refused() {
 	local old err
@@ -224,9 +224,9 @@ check "a device registered now follows mix (knob and netlink)" \
 		reads $KNOB_B mix && [ "$(nl_policy rxeb/1)" = mix ]'
 check "a default outside the policies is refused by the tool" \
 	refused "unknown policy 'bogus'" "$TOOL" policy default bogus
-check "a default outside the enum, sent by hand, is refused (EINVAL)" raw_sys_refused 109 4
+check "a default outside the enum, sent by hand, is refused (EINVAL)" raw_sys_refused 108 4
 check "a default sent with the netns mode in one request is refused (EINVAL), neither applied" \
-	raw_sys_combined_refused 109 2
+	raw_sys_combined_refused 108 2
 ! params ||
 	check "the parameter's writes show over netlink" \
 		eval 'echo rfc > $PARAM && [ "$(nl_default)" = rfc ]'
@@ -244,11 +244,11 @@ check "a device registered now follows re-path on; rxea keeps off" \
 		reads $REPATH_B on && reads $REPATH_A off'
 check "a re-path setting other than off or on is refused by the tool" \
 	refused "unknown re-path setting 'yes'" "$TOOL" policy repath yes
-check "2, sent by hand, is refused (EINVAL)" raw_sys_refused 110 2
+check "2, sent by hand, is refused (EINVAL)" raw_sys_refused 109 2
 check "a re-path default sent with the netns mode in one request is refused, neither applied" \
-	raw_sys_combined_refused 110 1
+	raw_sys_combined_refused 109 1
 check "off, sent by hand, is taken" \
-	eval '[ "$(raw_nldev 7 110:B:0)" = 0 ] && [ "$(nl_repath)" = off ]'
+	eval '[ "$(raw_nldev 7 109:B:0)" = 0 ] && [ "$(nl_repath)" = off ]'
 ! params ||
 	check "the re-path parameter's writes show over netlink" \
 		eval 'echo on > $RPARAM && [ "$(nl_repath)" = on ]'

@@ -361,7 +361,11 @@ std::vector<QpEntry> parse_qps(std::string_view text, std::string_view what)
 		q.comm = f.str("comm").value_or("");
 		q.pid = f.num("pid", 0xFFFFFFFF);
 		q.policy = f.str("roce-entropy");
+		// roce-entropy qp --json's key, or what rdma -j -dd prints of the
+		// driver table
 		q.source = f.str("roce-fl-source");
+		if (!q.source)
+			q.source = f.str("drv_roce_fl_source");
 		q.flow_label = f.num("roce-flow-label", kFlowLabelMask);
 		q.udp_sport = f.num("roce-udp-sport", 0xFFFF);
 		qps.push_back(std::move(q));

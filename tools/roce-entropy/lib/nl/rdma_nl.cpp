@@ -63,6 +63,43 @@ int collect_entry(const nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
+// The attributes of a nest, in their order.
+int collect_all(const nlattr *attr, void *data)
+{
+	static_cast<std::vector<const nlattr *> *>(data)->push_back(attr);
+	return MNL_CB_OK;
+}
+
+// The string NAME of a driver table: the value after the key NAME (key and
+// value each an RDMA_NLDEV_ATTR_DRIVER_STRING, a print type between them
+// allowed), if there is one.
+std::optional<std::string> driver_string(const nlattr *table, std::string_view name)
+{
+	std::vector<const nlattr *> a;
+
+	if (!table)
+		return std::nullopt;
+	if (mnl_attr_validate(table, MNL_TYPE_NESTED) < 0 ||
+	    mnl_attr_parse_nested(table, collect_all, &a) != MNL_CB_OK)
+		throw std::runtime_error("rdma netlink: a malformed driver table");
+	for (std::size_t i = 0; i + 1 < a.size(); i++) {
+		if (mnl_attr_get_type(a[i]) != RDMA_NLDEV_ATTR_DRIVER_STRING ||
+		    mnl_attr_validate(a[i], MNL_TYPE_NUL_STRING) < 0 ||
+		    mnl_attr_get_str(a[i]) != name)
+			continue;
+		std::size_t v = i + 1;
+		if (mnl_attr_get_type(a[v]) == RDMA_NLDEV_ATTR_DRIVER_PRINT_TYPE &&
+		    v + 1 < a.size())
+			v++;
+		if (mnl_attr_get_type(a[v]) != RDMA_NLDEV_ATTR_DRIVER_STRING ||
+		    mnl_attr_validate(a[v], MNL_TYPE_NUL_STRING) < 0)
+			throw std::runtime_error("rdma netlink: the driver table's " +
+			                         std::string(name) + " is not a string");
+		return mnl_attr_get_str(a[v]);
+	}
+	return std::nullopt;
+}
+
 // An unsigned attribute of T's size, if there is one; one of another size
 // is an error.
 template <typename T> std::optional<T> opt_of(const nlattr *attr, const char *what)
@@ -212,7 +249,7 @@ std::vector<ResQp> parse_qps(const nlmsghdr *nlh)
 		r.state = opt_of<std::uint8_t>(q[RDMA_NLDEV_ATTR_RES_STATE], "QP state");
 		r.kern_name = str_of(q[RDMA_NLDEV_ATTR_RES_KERN_NAME]);
 		r.policy = opt_of<std::uint8_t>(q[kAttrResRoceEntropy], "RoCE v2 entropy policy");
-		r.source = opt_of<std::uint8_t>(q[kAttrResRoceFlSource], "flow label source");
+		r.source = driver_string(q[RDMA_NLDEV_ATTR_DRIVER], kDriverFlSource);
 		r.flow_label = opt_of<std::uint32_t>(q[kAttrResRoceFlowLabel], "flow label");
 		r.udp_sport = opt_of<std::uint16_t>(q[kAttrResRoceUdpSport], "UDP source port");
 		qps.push_back(std::move(r));

@@ -25,28 +25,27 @@ namespace roce::nl
 {
 
 // The series' additions to <rdma/rdma_netlink.h>: appended to Linux
-// 6.12's enum rdma_nldev_attr, and its enums rdma_nl_roce_entropy and
-// rdma_nl_roce_fl_source.  The system's header (rdma-core's) predates
-// them; tools/build/series-check.sh compares these with the patched
-// kernel header.
-// A QP's entry in the resource dump: u8, u8, u32, u16.
+// 6.12's enum rdma_nldev_attr, and its enum rdma_nl_roce_entropy.  The
+// system's header (rdma-core's) predates them; tools/build/series-check.sh
+// compares these with the patched kernel header.
+// A QP's entry in the resource dump: u8, u32, u16.
 inline constexpr std::uint16_t kAttrResRoceEntropy = 104;
-inline constexpr std::uint16_t kAttrResRoceFlSource = 105;
-inline constexpr std::uint16_t kAttrResRoceFlowLabel = 106;
-inline constexpr std::uint16_t kAttrResRoceUdpSport = 107;
-inline constexpr std::uint16_t kAttrPortRoceEntropy = 108;
-inline constexpr std::uint16_t kSysAttrRoceEntropy = 109;
+inline constexpr std::uint16_t kAttrResRoceFlowLabel = 105;
+inline constexpr std::uint16_t kAttrResRoceUdpSport = 106;
+inline constexpr std::uint16_t kAttrPortRoceEntropy = 107;
+inline constexpr std::uint16_t kSysAttrRoceEntropy = 108;
 // u8: 0 off, 1 on
-inline constexpr std::uint16_t kSysAttrRoceRepath = 110;
+inline constexpr std::uint16_t kSysAttrRoceRepath = 109;
 
 // RDMA_NLDEV_ATTR_DRIVER_DETAILS (u8) of Linux 6.12, which the system's
 // header predates too: the drivers' own QPs in a resource dump.
 inline constexpr std::uint16_t kAttrDriverDetails = 97;
 
-// enum rdma_nl_roce_fl_source, in its order, by the names the
-// documentation gives the sources.
-inline constexpr std::string_view kNlSources[] = {"address",  "qpn",    "none",
-                                                  "per-send", "per-ah", "per-qp"};
+// Where a QP's flow label comes from: a string of the QP entry's driver
+// table (RDMA_NLDEV_ATTR_DRIVER), under this name, a driver's detail
+// rather than a uAPI value ("address", "qpn", "none", "per-send",
+// "per-ah", "per-qp" on rxe and mlx5).
+inline constexpr std::string_view kDriverFlSource = "roce_fl_source";
 
 // enum rdma_nl_roce_entropy, in its order: BUILTIN, OFF, RFC, MIX.
 inline constexpr Policy kNlPolicies[] = {Policy::Builtin, Policy::Off, Policy::Rfc, Policy::Mix};
@@ -88,9 +87,10 @@ struct ResQp {
 	std::uint32_t port = 0; // 0: none yet
 	std::uint32_t lqpn = 0;
 	std::optional<std::uint32_t> rqpn, pid;
-	std::optional<std::uint8_t> type, state;    // enum ib_qp_type, ib_qp_state
-	std::string kern_name;                      // the owner of a kernel QP
-	std::optional<std::uint8_t> policy, source; // the two enums' values
+	std::optional<std::uint8_t> type, state; // enum ib_qp_type, ib_qp_state
+	std::string kern_name;                   // the owner of a kernel QP
+	std::optional<std::uint8_t> policy;      // enum rdma_nl_roce_entropy
+	std::optional<std::string> source;       // the driver table's roce_fl_source
 	std::optional<std::uint32_t> flow_label;
 	std::optional<std::uint16_t> udp_sport;
 };
