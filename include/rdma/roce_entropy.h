@@ -5,7 +5,7 @@
  * ECMP routers and LAGs hash the outer UDP/IP headers, so the UDP source port
  * (and, on IPv6, the flow label) is the only per-connection entropy they see.
  * These helpers derive both from what the two ends of a connection share: the
- * rdma_cm ports, or the two QP numbers.  Under "rfc" and "mix" every hash is
+ * rdma_cm ports, or the two QP numbers.  Under "rfc" every hash is
  * symmetric in its two inputs, so both ends, and both directions, compute the
  * same value.  "builtin", the default, leaves the choice to rdma_cm and each
  * driver, as they make it without a policy.
@@ -19,7 +19,6 @@
 #ifndef _RDMA_ROCE_ENTROPY_H
 #define _RDMA_ROCE_ENTROPY_H
 
-#include <linux/hash.h>
 #include <rdma/ib_verbs.h>
 
 /**
@@ -30,7 +29,6 @@
  *                      own rule for UD
  * @RDMA_ENTROPY_OFF: none are: flow label 0, the device's base port
  * @RDMA_ENTROPY_RFC: the "RoCE v2.0 Entropy" RFC v2 product-and-fold hashes
- * @RDMA_ENTROPY_MIX: the same symmetric products, then a multiplicative mix
  * @RDMA_ENTROPY_NR: number of policies
  *
  * RDMA_ENTROPY_BUILTIN is 0, so zeroed driver state means the builtin choice.
@@ -39,7 +37,6 @@ enum rdma_entropy_policy {
 	RDMA_ENTROPY_BUILTIN,
 	RDMA_ENTROPY_OFF,
 	RDMA_ENTROPY_RFC,
-	RDMA_ENTROPY_MIX,
 	RDMA_ENTROPY_NR,
 };
 
@@ -71,22 +68,6 @@ static inline u32 rdma_builtin_cm_flow_label(u16 sport, u16 dport)
 	return ((u32)sport * 31 + dport) & IB_GRH_FLOWLABEL_MASK;
 }
 
-/*
- * The "mix" policy keeps the top 20 bits of the product times the golden
- * ratio (Fibonacci hashing).  It is spelled out rather than calling
- * hash_32()/hash_64(), whose results may differ between architectures: these
- * values go on the wire and must be the same on every host.
- */
-static inline u32 rdma_mix_cm_flow_label(u16 sport, u16 dport)
-{
-	return ((u32)dport * sport * GOLDEN_RATIO_32) >> 12;
-}
-
-static inline u32 rdma_mix_qpn_flow_label(u32 lqpn, u32 rqpn)
-{
-	return ((u64)lqpn * rqpn * GOLDEN_RATIO_64) >> 44;
-}
-
 /**
  * rdma_entropy_cm_flow_label - flow label of an rdma_cm connection
  * @policy: the port's policy
@@ -103,8 +84,6 @@ static inline u32 rdma_entropy_cm_flow_label(enum rdma_entropy_policy policy,
 		return rdma_builtin_cm_flow_label(sport, dport);
 	case RDMA_ENTROPY_RFC:
 		return rdma_calc_cm_flow_label(sport, dport);
-	case RDMA_ENTROPY_MIX:
-		return rdma_mix_cm_flow_label(sport, dport);
 	default:
 		return 0;
 	}
@@ -130,8 +109,6 @@ static inline u32 rdma_entropy_qpn_flow_label(enum rdma_entropy_policy policy,
 	case RDMA_ENTROPY_BUILTIN:
 	case RDMA_ENTROPY_RFC:
 		return rdma_calc_flow_label(lqpn, rqpn);
-	case RDMA_ENTROPY_MIX:
-		return rdma_mix_qpn_flow_label(lqpn, rqpn);
 	default:
 		return 0;
 	}
@@ -255,8 +232,8 @@ static inline u32 rdma_entropy_path(enum rdma_entropy_policy policy, u32 fl,
  * @ah_fl: the AH's flow label
  *
  * An AH with a flow label uses it for every send; one without takes the
- * flow label of each send from its QP numbers under "rfc" and "mix" (unless
- * the QP is QP1, see rdma_entropy_ud_flow_label()).
+ * flow label of each send from its QP numbers under "rfc" (unless the QP is
+ * QP1, see rdma_entropy_ud_flow_label()).
  *
  * Return: true when each send computes its own flow label.
  */
@@ -264,7 +241,7 @@ static inline bool rdma_entropy_ud_per_send(enum rdma_entropy_policy policy,
 					    u32 ah_fl)
 {
 	return !(ah_fl & IB_GRH_FLOWLABEL_MASK) &&
-	       (policy == RDMA_ENTROPY_RFC || policy == RDMA_ENTROPY_MIX);
+	       policy == RDMA_ENTROPY_RFC;
 }
 
 /**

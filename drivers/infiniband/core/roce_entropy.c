@@ -30,12 +30,11 @@ static const char * const rdma_entropy_names[RDMA_ENTROPY_NR] = {
 	[RDMA_ENTROPY_BUILTIN] = "builtin",
 	[RDMA_ENTROPY_OFF] = "off",
 	[RDMA_ENTROPY_RFC] = "rfc",
-	[RDMA_ENTROPY_MIX] = "mix",
 };
 
 /**
  * rdma_entropy_parse - parse a policy name
- * @buf: "builtin", "off", "rfc" or "mix", optionally followed by one newline
+ * @buf: "builtin", "off" or "rfc", optionally followed by one newline
  *
  * Return: the policy, or -EINVAL for anything else.
  */

@@ -23,14 +23,12 @@ static const enum rdma_entropy_policy all_policies[] = {
 	RDMA_ENTROPY_BUILTIN,
 	RDMA_ENTROPY_OFF,
 	RDMA_ENTROPY_RFC,
-	RDMA_ENTROPY_MIX,
 };
 
 /* The policies built on symmetric products (and "off", which has none). */
 static const enum rdma_entropy_policy product_policies[] = {
 	RDMA_ENTROPY_OFF,
 	RDMA_ENTROPY_RFC,
-	RDMA_ENTROPY_MIX,
 };
 
 static void policy_desc(const enum rdma_entropy_policy *p, char *desc)
@@ -379,25 +377,6 @@ static void roce_entropy_builtin_matches_stock(struct kunit *test)
 	}
 }
 
-/*
- * Behind a switch that hashes the low bits of the port, the RFC hash of
- * equal small QPNs (squares) reaches only 3 of 8 paths; "mix" reaches all.
- */
-static void roce_entropy_mix_low_bits(struct kunit *test)
-{
-	unsigned long rfc_seen = 0, mix_seen = 0;
-	u32 qpn;
-
-	for (qpn = 16; qpn < 80; qpn++) {
-		rfc_seen |= BIT(rdma_entropy_udp_sport(RDMA_ENTROPY_RFC, 0,
-						       qpn, qpn) & 7);
-		mix_seen |= BIT(rdma_entropy_udp_sport(RDMA_ENTROPY_MIX, 0,
-						       qpn, qpn) & 7);
-	}
-	KUNIT_EXPECT_EQ(test, rfc_seen, BIT(0) | BIT(1) | BIT(4));
-	KUNIT_EXPECT_EQ(test, mix_seen, 0xffUL);
-}
-
 /* ---- the decisions drivers delegate to the helper ---- */
 
 struct path_case {
@@ -452,10 +431,6 @@ static const struct path_case path_cases[] = {
 	{ RDMA_ENTROPY_RFC, 0x80000000, 0x12, 0x12, 0xd000, 0x144, 0xc144, QPN },
 	/* the 24 bits of a QPN that go on the wire: 1 * 1 */
 	{ RDMA_ENTROPY_RFC, 0, 0x1000001, 1, 0xd000, 1, 0xc001, QPN },
-	{ RDMA_ENTROPY_MIX, 0, 0x12, 0x12, 0xd000, 0xc1c9f, 0xdcaf, QPN },
-	{ RDMA_ENTROPY_MIX, 0, 0xffffff, 0xffffff, 0xc000, 0x58b21, 0xcb37,
-	  QPN },
-	{ RDMA_ENTROPY_MIX, 0xabcde, 0x12, 0x12, 0xc000, 0xabcde, 0xfcf4, ADDR },
 };
 
 #undef QPN
@@ -503,16 +478,14 @@ struct per_send_case {
 	bool per_send;
 };
 
-/* UD AHs: only an AH without a flow label, under rfc or mix, goes per send. */
+/* UD AHs: only an AH without a flow label, under rfc, goes per send. */
 static const struct per_send_case per_send_cases[] = {
 	{ RDMA_ENTROPY_BUILTIN, 0, false },
 	{ RDMA_ENTROPY_BUILTIN, 0xabcde, false },
 	{ RDMA_ENTROPY_OFF, 0, false },
 	{ RDMA_ENTROPY_RFC, 0, true },
-	{ RDMA_ENTROPY_MIX, 0, true },
 	{ RDMA_ENTROPY_OFF, 0xabcde, false },
 	{ RDMA_ENTROPY_RFC, 0x00001, false },
-	{ RDMA_ENTROPY_MIX, 0xabcde, false },
 	{ RDMA_ENTROPY_RFC, 0x100000, true },	/* no bit inside the mask */
 };
 
@@ -553,11 +526,7 @@ static void roce_entropy_ud_per_send_sport(struct kunit *test)
 	KUNIT_EXPECT_EQ(test,
 			ud_send_sport(RDMA_ENTROPY_RFC, 0xc0ffee, IB_MULTICAST_QPN),
 			0xffe1);
-	KUNIT_EXPECT_EQ(test,
-			ud_send_sport(RDMA_ENTROPY_MIX, 0x12, IB_MULTICAST_QPN),
-			0xc1af);
 	KUNIT_EXPECT_EQ(test, ud_send_sport(RDMA_ENTROPY_RFC, 0x11, 0), 0xd000);
-	KUNIT_EXPECT_EQ(test, ud_send_sport(RDMA_ENTROPY_MIX, 1, 1), 0xd000);
 }
 
 /* ---- a port's policy, through a device made up for the test ---- */
@@ -573,7 +542,7 @@ static struct ib_port_data *test_port_data(struct kunit *test)
 }
 
 /*
- * One RoCE v2 port, policy "mix", of a zeroed ib_device that declares
+ * One RoCE v2 port, policy "rfc", of a zeroed ib_device that declares
  * IBK_ROCE_ENTROPY: enough for rdma_port_entropy(), which reads nothing
  * else.
  */
@@ -592,7 +561,7 @@ static int roce_entropy_port_init(struct kunit *test)
 	t->dev->attrs.kernel_cap_flags = IBK_ROCE_ENTROPY;
 	t->dev->port_data[1].immutable.core_cap_flags =
 		RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
-	ib_port_roce(t->dev, 1)->entropy = RDMA_ENTROPY_MIX;
+	ib_port_roce(t->dev, 1)->entropy = RDMA_ENTROPY_RFC;
 	test->priv = t;
 	return 0;
 }
@@ -608,7 +577,7 @@ static void roce_entropy_port_bounds(struct kunit *test)
 	struct port_test *t = test->priv;
 	int i;
 
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_MIX);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_RFC);
 	for (i = 0; i < ARRAY_SIZE(bad_ports); i++)
 		KUNIT_EXPECT_EQ_MSG(test, rdma_port_entropy(t->dev, bad_ports[i]),
 				    RDMA_ENTROPY_BUILTIN, "port %u", bad_ports[i]);
@@ -624,10 +593,10 @@ static void roce_entropy_port_undeclared(struct kunit *test)
 
 	t->dev->attrs.kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_BUILTIN);
-	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "rfc", 3),
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "off", 3),
 			-ENODEV);
 	KUNIT_EXPECT_EQ(test, ib_port_roce(t->dev, 1)->entropy,
-			RDMA_ENTROPY_MIX);
+			RDMA_ENTROPY_RFC);
 }
 
 /*
@@ -641,10 +610,10 @@ static void roce_entropy_port_ib(struct kunit *test)
 
 	t->dev->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IBA_IB;
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_BUILTIN);
-	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "rfc", 3),
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "off", 3),
 			-ENODEV);
 	KUNIT_EXPECT_EQ(test, ib_port_roce(t->dev, 1)->entropy,
-			RDMA_ENTROPY_MIX);
+			RDMA_ENTROPY_RFC);
 	t->dev->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IBA_ROCE;
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_BUILTIN);
 }
@@ -664,11 +633,11 @@ static void roce_entropy_port_defaults(struct kunit *test)
 	rdma_entropy_init_port(t->dev, 1);
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), def);
 
-	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "mix\n", 4), 4);
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_MIX);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "off\n", 4), 4);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_OFF);
 	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "max", 3),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_MIX);
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_OFF);
 	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 2, NULL, "rfc", 3),
 			-ENODEV);
 }
@@ -690,7 +659,7 @@ static void roce_entropy_port_follows_default(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_OFF);
 	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "builtin", 7),
 			7);
-	rdma_entropy_set_default(RDMA_ENTROPY_MIX);
+	rdma_entropy_set_default(RDMA_ENTROPY_RFC);
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1),
 			RDMA_ENTROPY_BUILTIN);
 	rdma_entropy_set_default(def);
@@ -711,14 +680,14 @@ static void roce_entropy_port_privilege(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, cred);
 	cap_lower(cred->cap_effective, CAP_NET_ADMIN);
 	old = override_creds(cred);
-	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "mix", 3),
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "off", 3),
 			-EPERM);
 	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "max", 3),
 			-EPERM);
 	revert_creds(old);
 	put_cred(cred);
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_RFC);
-	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "mix", 3), 3);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "off", 3), 3);
 }
 
 struct knob_case {
@@ -774,10 +743,8 @@ static const struct parse_case parse_cases[] = {
 	{ "builtin\n", RDMA_ENTROPY_BUILTIN },
 	{ "off", RDMA_ENTROPY_OFF },
 	{ "rfc", RDMA_ENTROPY_RFC },
-	{ "mix", RDMA_ENTROPY_MIX },
 	{ "off\n", RDMA_ENTROPY_OFF },
 	{ "rfc\n", RDMA_ENTROPY_RFC },
-	{ "mix\n", RDMA_ENTROPY_MIX },
 	{ "", -EINVAL },
 	{ "\n", -EINVAL },
 	{ "rf", -EINVAL },
@@ -789,7 +756,7 @@ static const struct parse_case parse_cases[] = {
 	{ "Builtin", -EINVAL },
 	{ "builtin6.12", -EINVAL },
 	{ "linux", -EINVAL },
-	{ "mix\nrfc", -EINVAL },
+	{ "off\nrfc", -EINVAL },
 	{ overlong, -EINVAL },
 };
 
@@ -843,7 +810,6 @@ static struct kunit_case roce_entropy_hash_cases[] = {
 	KUNIT_CASE(roce_entropy_off_generates_nothing),
 	KUNIT_CASE(roce_entropy_rfc_matches_6_12),
 	KUNIT_CASE(roce_entropy_builtin_matches_stock),
-	KUNIT_CASE(roce_entropy_mix_low_bits),
 	{}
 };
 

@@ -22,7 +22,6 @@
 TRACE_DEFINE_ENUM(RDMA_ENTROPY_BUILTIN);
 TRACE_DEFINE_ENUM(RDMA_ENTROPY_OFF);
 TRACE_DEFINE_ENUM(RDMA_ENTROPY_RFC);
-TRACE_DEFINE_ENUM(RDMA_ENTROPY_MIX);
 
 TRACE_DEFINE_ENUM(RDMA_ENTROPY_SRC_UNSET);
 TRACE_DEFINE_ENUM(RDMA_ENTROPY_SRC_ADDRESS);
@@ -36,8 +35,7 @@ TRACE_DEFINE_ENUM(RDMA_ENTROPY_SRC_PER_QP);
 #define show_roce_entropy_policy(x)					\
 	__print_symbolic(x, { RDMA_ENTROPY_BUILTIN, "builtin" },		\
 			 { RDMA_ENTROPY_OFF, "off" },			\
-			 { RDMA_ENTROPY_RFC, "rfc" },			\
-			 { RDMA_ENTROPY_MIX, "mix" })
+			 { RDMA_ENTROPY_RFC, "rfc" })
 
 #define show_roce_entropy_source(x)					\
 	__print_symbolic(x, { RDMA_ENTROPY_SRC_UNSET, "unset" },	\

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 // The tool's hashes against the golden vectors the kernel's KUnit suite
-// checks too (drivers/infiniband/core/roce_entropy_vectors.h), plus the
-// properties that must hold for every policy.
+// checks too (drivers/infiniband/core/roce_entropy_vectors.h, and
+// roce_entropy_mix_vectors.h, which the series' last patch adds with "mix"),
+// plus the properties that must hold for every policy.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
 
 #include "entropy/entropy.h"
+#include "roce_entropy_mix_vectors.h"
 #include "roce_entropy_vectors.h"
 
 namespace roce
@@ -47,6 +49,7 @@ TEST_P(CmHash, MatchesGolden)
 }
 
 INSTANTIATE_TEST_SUITE_P(Vectors, CmHash, testing::ValuesIn(roce_entropy_cm_vectors));
+INSTANTIATE_TEST_SUITE_P(MixVectors, CmHash, testing::ValuesIn(roce_entropy_mix_cm_vectors));
 
 // The QPN rows through rdma_entropy_flow_label(), the UD rows through
 // rdma_entropy_ud_flow_label(); each row also gives the folded port.
@@ -69,6 +72,7 @@ TEST_P(QpnHash, MatchesGolden)
 }
 
 INSTANTIATE_TEST_SUITE_P(Vectors, QpnHash, testing::ValuesIn(roce_entropy_qpn_vectors));
+INSTANTIATE_TEST_SUITE_P(MixVectors, QpnHash, testing::ValuesIn(roce_entropy_mix_qpn_vectors));
 
 class UdSend : public testing::TestWithParam<roce_entropy_qpn_vector>
 {
@@ -80,6 +84,7 @@ TEST_P(UdSend, MatchesGolden)
 }
 
 INSTANTIATE_TEST_SUITE_P(Vectors, UdSend, testing::ValuesIn(roce_entropy_ud_vectors));
+INSTANTIATE_TEST_SUITE_P(MixVectors, UdSend, testing::ValuesIn(roce_entropy_mix_ud_vectors));
 
 class Properties : public testing::TestWithParam<Policy>
 {

@@ -82,7 +82,7 @@ void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
  * UD: an AH keeps the policy in force when it was created.  Under "builtin"
  * its sends leave from the sending QP's own port without a flow label, under
  * the other policies with the AH's flow label if it has one; without one,
- * "rfc" and "mix" compute a flow label per send, "off" uses the base port.
+ * "rfc" computes a flow label per send, "off" uses the base port.
  */
 void rxe_ah_set_entropy(struct rxe_ah *ah, struct rdma_ah_attr *attr)
 {
