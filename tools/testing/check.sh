@@ -290,6 +290,8 @@ vm_run() {
 	stock) env+=(STOCK=1) ;;
 	compat) env+=(VM_MODULES="$MODBUILD/modules-compat") ;;
 	dist|dist-removed) env+=(VM_KERNEL="$dist" VM_ROOT="$BUILD/fleet/a/root") ;;
+	dist-initrd|dist-initrd-removed) env+=(VM_KERNEL="$dist" VM_ROOT="$BUILD/fleet/a/root"
+		VM_INITRD="$BUILD/fleet/a/root/boot/initrd.img-$dist") ;;
 	esac
 	rm -rf "$out"
 	vm_task "vm-$name" env "${env[@]}" VM_OUT="$out" VM_TIMEOUT="$timeout" \
@@ -335,12 +337,16 @@ dist_lane() {
 		# shellcheck disable=SC2086
 		URGENT=1 vm_run "$name" "$stack" "$timeout" $rest &
 		until [ -f "$LOGS/vm-$name.log" ]; do sleep 0.2; done
-	done < <(runs_of dist)
+	done < <(runs_of dist dist-initrd)
 	wait
 	[ $go = 0 ] || LOGDIR=$LOGS task fleet-purge "$TESTING/fleet.sh" purge > "$LOGS/fleet-purge.ktap" 2>&1
-	read -r name stack timeout rest < <(runs_of dist-removed)
-	# shellcheck disable=SC2086
-	[ -z "$name" ] || [ $go = 0 ] || URGENT=1 vm_run "$name" "$stack" "$timeout" $rest
+	while read -r name stack timeout rest; do
+		[ $go = 1 ] || break
+		# shellcheck disable=SC2086
+		URGENT=1 vm_run "$name" "$stack" "$timeout" $rest &
+		until [ -f "$LOGS/vm-$name.log" ]; do sleep 0.2; done
+	done < <(runs_of dist-removed dist-initrd-removed)
+	wait
 	"$TESTING/fleet.sh" umount
 }
 
@@ -381,7 +387,7 @@ host_state > "$LOGS/host-before"
 # the test kernel nor the series check, and that lane's chain is the
 # longest of the lanes.
 dist=
-if [ "$DEBUG" = 0 ] && [ -n "$(runs_of dist dist-removed)" ]; then
+if [ "$DEBUG" = 0 ] && [ -n "$(runs_of dist dist-initrd dist-removed dist-initrd-removed)" ]; then
 	dist=$(dist_release)
 fi
 rm -f "$LOGS/lanes.go" "$LOGS/lanes.stop"
@@ -535,10 +541,10 @@ if [ -n "$dist" ]; then
 	count_task deb "make deb: dpkg-buildpackage, lintian without errors or warnings"
 	count_task deb-prev "make deb of an older version, to upgrade from"
 	count_ktap_task fleet-install "$LOGS/fleet-install.ktap" "apt install and upgrade, DKMS for Linux $dist"
-	while read -r name _; do vm_count "$name"; done < <(runs_of dist)
+	while read -r name _; do vm_count "$name"; done < <(runs_of dist dist-initrd)
 	count_ktap_task fleet-updates "$LOGS/fleet-updates.ktap" "kernel updates, Secure Boot, OFED"
 	count_ktap_task fleet-purge "$LOGS/fleet-purge.ktap" "apt purge"
-	while read -r name _; do vm_count "$name"; done < <(runs_of dist-removed)
+	while read -r name _; do vm_count "$name"; done < <(runs_of dist-removed dist-initrd-removed)
 fi
 
 if [ "$demo" = 1 ]; then

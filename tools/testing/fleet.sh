@@ -159,6 +159,20 @@ takes() {
 	return 1
 }
 
+# initrd_has ROOT REL DIR: Linux REL's initramfs in ROOT holds an ib_core
+# under DIR of its modules (updates/dkms: ours; kernel: the distribution's)
+# and no other.
+initrd_has() {
+	local l
+
+	l=$(inroot "$1" lsinitramfs "/boot/initrd.img-$2" | grep '/ib_core\.ko')
+	case $l in
+	*"lib/modules/$2/$3/"*) [ "$(echo "$l" | wc -l)" = 1 ] && return 0 ;;
+	esac
+	echo "# ib_core in the initramfs of Linux $2: '${l:-none}', not one under $3/"
+	return 1
+}
+
 # record ROOT REL KEY: a field of the package's record of Linux REL.
 record() {
 	sed -n "s/^$3=//p" "$1/var/lib/roce-entropy/$2" 2> /dev/null
@@ -221,13 +235,26 @@ install_pkgs() {
 	v=$(dpkg-deb -f "$debs"/roce-entropy-dkms_*.deb Version)
 	tools=$(basename "$(ls "$debs"/roce-entropy-tools_*.deb)")
 	ktap_print_header
-	ktap_set_plan 17
+	ktap_set_plan 21
+	# Root on NVMe over RDMA or iSER: ib_core in the initramfs, and 9p for
+	# the root of the VM that boots it (tools/testing/tests/initramfs.sh);
+	# MODULES=list keeps each update-initramfs to those and what they need.
+	printf '%s\n' ib_core 9p 9pnet_virtio >> "$r/etc/initramfs-tools/modules"
+	echo MODULES=list > "$r/etc/initramfs-tools/conf.d/roce-entropy-fleet"
+	logged inroot "$r" update-initramfs -u -k "$DIST_REL"
+	check "root on RDMA: the initramfs holds the distribution's ib_core" \
+		initrd_has "$r" "$DIST_REL" kernel
 	check "apt install of roce-entropy-dkms $pv on Debian 12 with Linux $DIST_REL" \
 		apt_in "$r" "$log" install ./root/prev/roce-entropy-dkms_"$pv"_all.deb
 	check "its postinst built and installed ours for Linux $DIST_REL" \
 		test "$(record "$r" "$DIST_REL" package)/$(record "$r" "$DIST_REL" state)" = "$pv/installed"
+	check "root on RDMA: the postinst updated the initramfs, which holds ours" \
+		eval "initrd_has '$r' '$DIST_REL' updates/dkms &&
+			said '$log' 'roce-entropy: updated /boot/initrd.img-$DIST_REL, which holds ib_core, with the modules now installed for Linux $DIST_REL'"
 	check "apt upgrade to $v, with roce-entropy-tools" \
 		apt_in "$r" "$log" install ./root/debs/roce-entropy-dkms_"$v"_all.deb "./root/debs/$tools"
+	check "root on RDMA: the upgrade's postinst updated the initramfs with $v's build" \
+		said "$log" "roce-entropy: updated /boot/initrd.img-$DIST_REL, which holds ib_core, with the modules now installed for Linux $DIST_REL"
 	check "the upgrade removed $pv from DKMS and built $v" \
 		eval "[ \"\$(inroot '$r' dkms status -m $NAME | grep -c .)\" = 1 ] &&
 			inroot '$r' dkms status -m $NAME -v '$v' -k $DIST_REL | grep -q ': installed'"
@@ -253,8 +280,14 @@ install_pkgs() {
 	check "roce-entropy-dkms with a bad command exits 2 and changes nothing" \
 		eval "inroot '$r' roce-entropy-dkms frobnicate > /dev/null 2>&1; [ \$? = 2 ]"
 	check "every package is configured" configured "$r"
-	# The operator's opt-in, as README.Debian gives it.
+	# The operator's opt-in, as README.Debian gives it, and the initramfs
+	# that carries it to early boot.
 	echo 'options ib_core roce_entropy=rfc' > "$r/etc/modprobe.d/roce-entropy.conf"
+	logged inroot "$r" update-initramfs -u -k "$DIST_REL"
+	check "root on RDMA: then update-initramfs: ours and the opt-in line in the initramfs" \
+		eval "initrd_has '$r' '$DIST_REL' updates/dkms &&
+			inroot '$r' lsinitramfs /boot/initrd.img-$DIST_REL |
+				grep 'etc/modprobe.d/roce-entropy.conf$' > /dev/null"
 	check "roce-entropy status reads the record (installed for Linux $DIST_REL)" \
 		eval "inroot '$r' roce-entropy status --json | grep -q '\"$DIST_REL\"'"
 	check "the DKMS signing key exists for the Secure Boot steps" test -f "$r/var/lib/dkms/mok.pub"
@@ -345,7 +378,7 @@ updates() {
 	ln -sf /bin/true "$r/usr/sbin/update-initramfs"
 	read -r old oldv < <(older_abi)
 	ktap_print_header
-	ktap_set_plan 48
+	ktap_set_plan 53
 
 	# Debian 12's own kernel: its headers pull its image and its DKMS hooks.
 	check "apt install linux-headers-amd64 (Debian 12's 6.1) succeeds" \
@@ -474,6 +507,22 @@ updates() {
 		eval "[ '$(record "$r" "$DIST_REL" state)' = installed ] && takes '$r' '$DIST_REL' updates/dkms"
 	check "every package is configured after OFED came and went" configured "$r"
 
+	# Root on NVMe over RDMA or iSER: ib_core in the initramfs (root A's
+	# /etc/initramfs-tools), with the real update-initramfs.  The image's initramfs-tools hook wrote it
+	# with the distribution's ib_core; the headers' hook, later, installs
+	# ours and must write it again.
+	logged inroot "$r" sh -c 'rm -f /usr/sbin/update-initramfs &&
+		dpkg-divert --local --rename --remove /usr/sbin/update-initramfs'
+	logged inroot "$r" dkms uninstall -m "$NAME" -v "$v" -k "$DIST_REL"
+	logged inroot "$r" update-initramfs -u -k "$DIST_REL"
+	check "root on RDMA: the initramfs written without ours holds the distribution's ib_core" \
+		initrd_has "$r" "$DIST_REL" kernel
+	logged inroot "$r" /etc/kernel/header_postinst.d/roce-entropy "$DIST_REL"
+	check "root on RDMA: after the headers' hook the initramfs holds ours" \
+		initrd_has "$r" "$DIST_REL" updates/dkms
+	check "root on RDMA: the hook said it updated the initramfs" \
+		grep -q "^roce-entropy: updated /boot/initrd.img-$DIST_REL" "$log"
+
 	# A kernel whose kABI is not the one ours keep: one CRC of ib_core's in
 	# its Module.symvers changed, as a stable update that touched a
 	# structure would change it.  The build's gate refuses.
@@ -491,9 +540,16 @@ updates() {
 		takes "$r" "$DIST_REL" kernel
 
 	# MLNX_OFED: a stand-in package of its name, then its ib_core without a
-	# package (as NVIDIA's install script may leave it).
+	# package (as NVIDIA's install script may leave it).  The initramfs
+	# still holds ours, written by the headers' hook above (the kABI case
+	# took ours out of /lib/modules by hand): the package's removal must
+	# give it the distribution's.
+	check "root on RDMA: before the package's removal the initramfs holds ours" \
+		initrd_has "$r" "$DIST_REL" updates/dkms
 	apt_in "$r" "$log" purge roce-entropy-dkms roce-entropy-tools \
 		"linux-headers-${DIST_REL%-*}-rt-amd64" "linux-headers-${DIST_REL%-*}-cloud-amd64"
+	check "root on RDMA: after apt purge the initramfs holds the distribution's ib_core" \
+		initrd_has "$r" "$DIST_REL" kernel
 
 	# A host without a 6.12 kernel (Debian 12's 6.1, a container): what
 	# apt would install with ours, recommends included, has no kernel.
@@ -541,11 +597,13 @@ purge() {
 	mountpoint -q "$r" || die "fleet.sh install first"
 	: > "$log"
 	ktap_print_header
-	ktap_set_plan 6
+	ktap_set_plan 7
 	# The rollback runbook: the opt-in line out, then the packages.
 	rm -f "$r/etc/modprobe.d/roce-entropy.conf"
 	check "apt purge roce-entropy-dkms roce-entropy-tools" \
 		apt_in "$r" "$log" purge roce-entropy-dkms roce-entropy-tools
+	check "root on RDMA: the removal updated the initramfs: the distribution's ib_core" \
+		initrd_has "$r" "$DIST_REL" kernel
 	check "modprobe takes the distribution's ib_core again" takes "$r" "$DIST_REL" kernel
 	check "nothing of ours in DKMS" eval "! inroot '$r' dkms status -m $NAME | grep -q ."
 	check "no record, cache, source or hook left" \

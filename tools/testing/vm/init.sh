@@ -14,6 +14,10 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8
 
 mount -t proc proc /proc
+# What an initramfs loaded before this init ran (run.sh VM_INITRD=: the
+# distribution's own initramfs; the tests' initramfs loads 9p only).
+rte_early_modules=$(cut -d ' ' -f 1 /proc/modules | tr '\n' ' ')
+export rte_early_modules
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm

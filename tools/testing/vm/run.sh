@@ -13,6 +13,8 @@
 #               load the RDMA stack with its modprobe, from d's modules and
 #               modprobe.d: what DKMS installed there, or the kernel's own
 #               (tools/testing/fleet.sh makes d; default VM_ROOT=/)
+# VM_INITRD=f   with VM_KERNEL: boot initramfs f instead, the root's own
+#               (initramfs-tools' init, with 9p and the modules it lists)
 # RTE_DEBUG=1   the debug kernel (kernel-debug.config), and by default the
 #               modules built against it (build/debug/modules)
 # VM_MODULES=d  our modules from d (default build/modules, or
@@ -48,9 +50,14 @@ if [ -n "${VM_KERNEL:-}" ]; then
 	vm_root=$(realpath "${VM_ROOT:-/}")
 	kernel=$vm_root/boot/vmlinuz-$VM_KERNEL
 	[ -f "$kernel" ] || die "no $kernel: tools/testing/fleet.sh install makes that root"
-	rd=$CACHE/initramfs-$VM_KERNEL-$(sha256sum < "$REPO/tools/testing/vm/initramfs.sh" | cut -c1-8).cpio.gz
-	[ -f "$rd" ] || "$REPO/tools/testing/vm/initramfs.sh" "$VM_KERNEL" "$rd" "$vm_root" ||
-		die "no initramfs for Linux $VM_KERNEL"
+	if [ -n "${VM_INITRD:-}" ]; then
+		rd=$VM_INITRD
+		[ -f "$rd" ] || die "no $rd: update-initramfs -u -k $VM_KERNEL in $vm_root makes it"
+	else
+		rd=$CACHE/initramfs-$VM_KERNEL-$(sha256sum < "$REPO/tools/testing/vm/initramfs.sh" | cut -c1-8).cpio.gz
+		[ -f "$rd" ] || "$REPO/tools/testing/vm/initramfs.sh" "$VM_KERNEL" "$rd" "$vm_root" ||
+			die "no initramfs for Linux $VM_KERNEL"
+	fi
 	initrd=(-initrd "$rd")
 	# Under TCG the distribution kernel's clocksource watchdog finds the TSC
 	# unstable at run time, and the switch of sched_clock patches kernel
@@ -92,7 +99,17 @@ case $cpus in
 ''|*[!0-9]*|0) die "VM_CPUS=$cpus: give the guest's number of CPUs (1 or more)" ;;
 esac
 
-append="console=ttyS0 root=/dev/root rootfstype=9p ro"
+# The root's 9p tag is /dev/root, which the kernel and the tests' initramfs
+# mount; initramfs-tools' init (VM_INITRD=) waits for a device by a name in
+# /dev, so it mounts the same share by a second tag, hostroot.
+root=/dev/root
+hostroot=()
+if [ -n "${VM_INITRD:-}" ]; then
+	root=hostroot
+	hostroot=(-fsdev "local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap"
+		-device "virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot")
+fi
+append="console=ttyS0 root=$root rootfstype=9p ro"
 # The root is the host's, read-only, and nothing the guest reads from it
 # changes while it runs: cache=loose keeps its files and lookups in the
 # guest's page cache.  Without it every exec reads the binary and its
@@ -123,6 +140,7 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-kernel "$kernel" "${initrd[@]}" -append "$append" \
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
+	"${hostroot[@]}" \
 	-fsdev local,id=out,path="$out",security_model=none,multidevs=remap \
 	-device virtio-9p-pci,fsdev=out,mount_tag=out \
 	-device virtio-serial-pci \
