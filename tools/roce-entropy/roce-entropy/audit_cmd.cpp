@@ -5,6 +5,8 @@
 // itself (qp_cmd.cpp), the rdma_cm IDs from iproute2's rdma.
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 #include "args/args.h"
 #include "audit/audit.h"
@@ -130,7 +132,15 @@ int audit_cmd(const AuditArgs &args, std::ostream &out)
 	try {
 		if (args.qp_file.empty()) {
 			cm_id_what = args.rdma + " -j res show cm_id";
-			cm_id_text = run_program({args.rdma, "-j", "res", "show", "cm_id"});
+			try {
+				cm_id_text = run_program({args.rdma, "-j", "res", "show", "cm_id"});
+			} catch (const ProgramNotRun &e) {
+				// The package only recommends iproute2: say what is missing.
+				throw std::runtime_error(
+				    std::string(e.what()) +
+				    " (rdma is iproute2's: apt install iproute2, or "
+				    "give saved dumps with --qp and --cm-id)");
+			}
 			qps = live_qps();
 		} else {
 			qps = parse_qps(read_file(args.qp_file), args.qp_file);

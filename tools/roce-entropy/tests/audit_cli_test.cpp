@@ -145,9 +145,11 @@ TEST(AuditCli, RdmaThatFails)
 	EXPECT_EQ(r.status, 2);
 	EXPECT_NE(r.err.find("'false -j res show cm_id' failed (exit status 1)"), std::string::npos)
 	    << r.err;
+	EXPECT_EQ(r.err.find("apt install iproute2"), std::string::npos) << r.err;
 	r = run({"audit", "--rdma", "/nonexistent/rdma"});
 	EXPECT_EQ(r.status, 2);
 	EXPECT_NE(r.err.find("cannot run /nonexistent/rdma"), std::string::npos) << r.err;
+	EXPECT_NE(r.err.find("apt install iproute2"), std::string::npos) << r.err;
 }
 
 TEST(AuditCli, NothingToJudge)

@@ -69,7 +69,7 @@ std::string run_program(const std::vector<std::string> &argv)
 	const int err = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
 	posix_spawn_file_actions_destroy(&actions);
 	if (err)
-		throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(err));
+		throw ProgramNotRun("cannot run " + argv[0] + ": " + std::strerror(err));
 	out.close_end(1);
 
 	std::string text;
