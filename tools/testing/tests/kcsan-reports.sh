@@ -42,20 +42,36 @@ no_races_of_ours() {
 	[ "$ours" = 0 ] || { head -n 200 "$rte_out/kcsan-ours.txt"; return 1; }
 }
 
+# race_on_bss BSS: a KCSAN report of an access to the 64 bytes at BSS (the
+# module's .bss, where its racing variable is).  By address, not by name:
+# the reports of this kernel lose the module's own frames (they show
+# kthread() where race_writer() ran), which the first run on two CPUs
+# showed.
+race_on_bss() {
+	local a
+
+	for a in $(dmesg | sed -n 's/.*\(read\|write\) to 0x\([0-9a-f]*\) of .*/\2/p'); do
+		(( 0x$a >= $1 && 0x$a < $1 + 64 )) && return 0
+	done
+	return 1
+}
+
 # kcsan_sees_race: the deliberate race is reported within 60 s, on a
 # guest with more than one CPU online.
 kcsan_sees_race() {
-	local ko=$rte_modules/kcsan_race.ko cpus
+	local ko=$rte_modules/kcsan_race.ko cpus bss rc
 
 	cpus=$(grep -c '^processor' /proc/cpuinfo)
 	echo "  $cpus CPUs online"
 	[ "$cpus" -gt 1 ] || return 1
 	[ -f "$ko" ] || { echo "  no $ko: make modules RTE_DEBUG=kcsan builds it"; return 1; }
 	step insmod "$ko" || return 1
-	wait_for 60 eval 'dmesg | grep -qE "BUG: KCSAN: data-race in race_(writer|reader)"'
-	local rc=$?
+	bss=$(cat /sys/module/kcsan_race/sections/.bss)
+	echo "  kcsan_race's .bss at $bss"
+	wait_for 60 race_on_bss "$bss"
+	rc=$?
 	step rmmod kcsan_race
-	dmesg | grep -E 'BUG: KCSAN: data-race in race_(writer|reader)' | head -n 2 | sed 's/^\[[^]]*\] /  /'
+	dmesg | grep -B3 -A3 -m 1 "to ${bss%??}" | sed 's/^\[[^]]*\] /  /'
 	return $rc
 }
 
