@@ -99,7 +99,7 @@ if [ "${RTE_DEBUG:-0}" = kcsan ]; then
 	sync_tree "$REPO/tools/testing/kcsan-race" "$MODBUILD/kcsan-race"
 	make -s -C "$KBUILD" M="$MODBUILD/kcsan-race" -j"$JOBS" modules ||
 		die "the deliberate data race module (tools/testing/kcsan-race) did not build"
-	cp "$MODBUILD/kcsan-race/kcsan_race.ko" "$MODBUILD/modules$sfx/"
+	cp "$MODBUILD/kcsan-race/race_control.ko" "$MODBUILD/modules$sfx/"
 fi
 # compat keeps the kABI: its runs load the kernel's own ULPs, as a
 # distribution's host does

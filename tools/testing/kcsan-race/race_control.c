@@ -6,8 +6,9 @@
  * nothing: the guest would not be running threads at the same moment, or
  * KCSAN would not be watching.  A test module, never part of the series.
  *
- * The threads' functions must not be named kcsan_*: KCSAN drops such
- * frames from its reports as its own runtime's, and would title the race
+ * Neither the threads' functions nor the module may have "kcsan_" in their
+ * names: KCSAN drops a frame whose symbol, module included ("race_writer
+ * [kcsan_race]"), has it, as its own runtime's, and would title the race
  * after kthread().
  */
 
@@ -17,14 +18,14 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 
-static int kcsan_race_value;
-static unsigned int kcsan_race_sum;
-static struct task_struct *kcsan_race_threads[2];
+static int race_control_value;
+static unsigned int race_control_sum;
+static struct task_struct *race_control_threads[2];
 
 static int race_writer(void *arg)
 {
 	while (!kthread_should_stop()) {
-		kcsan_race_value++;	/* plain, racing the reader */
+		race_control_value++;	/* plain, racing the reader */
 		cond_resched();
 	}
 	return 0;
@@ -35,30 +36,30 @@ static int race_reader(void *arg)
 	unsigned int sum = 0;
 
 	while (!kthread_should_stop()) {
-		sum += kcsan_race_value;	/* plain, racing the writer */
+		sum += race_control_value;	/* plain, racing the writer */
 		cond_resched();
 	}
-	WRITE_ONCE(kcsan_race_sum, sum);
+	WRITE_ONCE(race_control_sum, sum);
 	return 0;
 }
 
-static int __init kcsan_race_init(void)
+static int __init race_control_init(void)
 {
 	int (*const fn[2])(void *) = { race_writer, race_reader };
 	unsigned int cpu = 0;
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		kcsan_race_threads[i] = kthread_create_on_cpu(fn[i], NULL, cpu,
-							      "kcsan_race/%u");
-		if (IS_ERR(kcsan_race_threads[i])) {
-			int err = PTR_ERR(kcsan_race_threads[i]);
+		race_control_threads[i] = kthread_create_on_cpu(fn[i], NULL, cpu,
+							      "race_control/%u");
+		if (IS_ERR(race_control_threads[i])) {
+			int err = PTR_ERR(race_control_threads[i]);
 
 			while (--i >= 0)
-				kthread_stop(kcsan_race_threads[i]);
+				kthread_stop(race_control_threads[i]);
 			return err;
 		}
-		wake_up_process(kcsan_race_threads[i]);
+		wake_up_process(race_control_threads[i]);
 		/* the next online CPU, or the same one on a single CPU */
 		cpu = cpumask_next(cpu, cpu_online_mask);
 		if (cpu >= nr_cpu_ids)
@@ -67,13 +68,13 @@ static int __init kcsan_race_init(void)
 	return 0;
 }
 
-static void __exit kcsan_race_exit(void)
+static void __exit race_control_exit(void)
 {
-	kthread_stop(kcsan_race_threads[0]);
-	kthread_stop(kcsan_race_threads[1]);
+	kthread_stop(race_control_threads[0]);
+	kthread_stop(race_control_threads[1]);
 }
 
-module_init(kcsan_race_init);
-module_exit(kcsan_race_exit);
+module_init(race_control_init);
+module_exit(race_control_exit);
 MODULE_DESCRIPTION("A deliberate data race that KCSAN must report (make check DEBUG=kcsan)");
 MODULE_LICENSE("GPL");
