@@ -40,7 +40,7 @@
 # the cache (default $XDG_CACHE_HOME/roce-entropy).
 
 SHELL := /bin/bash
-TOOLS := tools/build
+TOOLS := tools/buildlib
 BUILD := build
 
 .PHONY: deb dkms-build all deps deps-tools deps-fuzz deps-deb kernel modules tools kunit vm-run check check-debug demo bench \

@@ -13,7 +13,7 @@
 #
 # RTE_BENCH_ROUNDS, RTE_BENCH_CYCLES, RTE_BENCH_SETTLE and RTE_BENCH_PING
 # (a roce-ping other than build/bin/roce-ping) reach the guest script.
-. "$(dirname "$0")/../build/common.sh"
+. "$(dirname "$0")/../buildlib/common.sh"
 
 bench=$BUILD/bench
 ping=${RTE_BENCH_PING:-$BUILD/bin/roce-ping}

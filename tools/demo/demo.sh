@@ -13,7 +13,7 @@
 # baseline, is printed.
 # Writes build/demo/report.json, build/demo/ecmp.svg and
 # build/demo/failover.svg.
-. "$(dirname "$0")/../build/common.sh"
+. "$(dirname "$0")/../buildlib/common.sh"
 
 demo=$BUILD/demo
 mkdir -p "$demo"

@@ -25,7 +25,7 @@ case $DEBUG in
 	exit 1
 	;;
 esac
-. "$(dirname "$0")/../build/common.sh"
+. "$(dirname "$0")/../buildlib/common.sh"
 set +e
 trap - ERR
 
@@ -317,9 +317,9 @@ dist_lane() {
 
 	# The root (once, cached) downloads while the packages build.
 	LOGDIR=$LOGS "$TESTING/fleet.sh" root > "$LOGS/fleet-root.log" 2>&1 &
-	task deb "$REPO/tools/build/deb.sh" > "$LOGS/deb.log" 2>&1
-	v=$("$REPO/tools/build/version.sh")
-	task deb-prev "$REPO/tools/build/deb.sh" "$BUILD/deb-prev" "$v~prev" indep \
+	task deb "$REPO/tools/buildlib/deb.sh" > "$LOGS/deb.log" 2>&1
+	v=$("$REPO/tools/buildlib/version.sh")
+	task deb-prev "$REPO/tools/buildlib/deb.sh" "$BUILD/deb-prev" "$v~prev" indep \
 		> "$LOGS/deb-prev.log" 2>&1
 	wait
 	LOGDIR=$LOGS task fleet-install "$TESTING/fleet.sh" install "$BUILD/deb" "$BUILD/deb-prev" \
@@ -359,24 +359,24 @@ host_state() {
 		xargs -0 -r sha256sum 2> /dev/null
 }
 
-prereq "Debian packages for the test kernel" "$REPO/tools/build/deps.sh" kernel
+prereq "Debian packages for the test kernel" "$REPO/tools/buildlib/deps.sh" kernel
 ksrc_init
 # First, as blktests' make check does: shellcheck on every script.
 say "shellcheck on every shell script (make lint)"
-timed "shellcheck" "$REPO/tools/build/lint.sh" > "$LOGS/lint.ktap" 2> "$LOGS/lint.log"
-count_file ktap "$LOGS/lint.ktap" "shellcheck (tools/build/lint.sh)"
+timed "shellcheck" "$REPO/tools/buildlib/lint.sh" > "$LOGS/lint.ktap" 2> "$LOGS/lint.log"
+count_file ktap "$LOGS/lint.ktap" "shellcheck (tools/buildlib/lint.sh)"
 # The other packages (QEMU, rdma-core, tshark, the tools', Debian's kernel)
 # install while the test kernel builds: apt waits on the mirror and the
 # disk, the build on the CPUs.  Then the C++ tools build and test beside
 # the kernel and the series check, in their single-threaded stretches
 # (links, git am, checkpatch).
 {
-	task deps "$REPO/tools/build/deps.sh" > "$LOGS/deps.log" 2>&1 &&
+	task deps "$REPO/tools/buildlib/deps.sh" > "$LOGS/deps.log" 2>&1 &&
 		[ "$DEBUG" = 0 ] &&
-		task tools "$REPO/tools/build/tools.sh" test > "$LOGS/tools.log" 2>&1
+		task tools "$REPO/tools/buildlib/tools.sh" test > "$LOGS/tools.log" 2>&1
 } &
 deps_pid=$!
-prereq "test kernel$dbg" "$REPO/tools/build/kernel.sh"
+prereq "test kernel$dbg" "$REPO/tools/buildlib/kernel.sh"
 until [ -f "$LOGS/deps.rc" ]; do sleep 1; done
 count_task deps "Debian packages: the rest (beside the test kernel)"
 [ "$(task_rc deps)" = 0 ] || finish
@@ -399,15 +399,15 @@ fi
 
 if [ "$DEBUG" = 0 ]; then
 	say "series check: each patch on pristine 6.12 (git am, W=1 + sparse, checkpatch, get_maintainer)"
-	timed "series check" "$REPO/tools/build/series-check.sh" \
+	timed "series check" "$REPO/tools/buildlib/series-check.sh" \
 		> "$LOGS/series.ktap" 2> "$LOGS/series-check.log"
 	rc=$?
 	count_file ktap "$LOGS/series.ktap" "series check"
 	say "the series as commits and back: make series-edit, an edit, make series-export"
-	timed "series round trip" "$REPO/tools/build/series.sh" check \
+	timed "series round trip" "$REPO/tools/buildlib/series.sh" check \
 		> "$LOGS/series-roundtrip.ktap" 2> "$LOGS/series-roundtrip.log"
-	count_file ktap "$LOGS/series-roundtrip.ktap" "series round trip (tools/build/series.sh check)"
-	"$REPO/tools/build/cover-check.sh" > "$LOGS/cover.ktap" 2> "$LOGS/cover.log"
+	count_file ktap "$LOGS/series-roundtrip.ktap" "series round trip (tools/buildlib/series.sh check)"
+	"$REPO/tools/buildlib/cover-check.sh" > "$LOGS/cover.ktap" 2> "$LOGS/cover.log"
 	count_file ktap "$LOGS/cover.ktap" "cover letters name every interface the patches add; documentation parses"
 	if [ ! -f "$MODBUILD/modules/ib_core.ko" ] || [ $rc != 0 ]; then
 		tail -n 20 "$LOGS/series-check.log"
@@ -415,11 +415,11 @@ if [ "$DEBUG" = 0 ]; then
 		finish
 	fi
 else
-	prereq "our modules against the debug kernel" "$REPO/tools/build/modules.sh"
+	prereq "our modules against the debug kernel" "$REPO/tools/buildlib/modules.sh"
 fi
 # iproute2's rdma with tools/iproute2, for the VM tests (seconds, once the
 # source is in the cache)
-if "$REPO/tools/build/iproute2.sh" > "$LOGS/iproute2.log" 2>&1; then
+if "$REPO/tools/buildlib/iproute2.sh" > "$LOGS/iproute2.log" 2>&1; then
 	count OK "iproute2's rdma with tools/iproute2 builds on the series' uAPI header, warnings as errors"
 else
 	tail -n 20 "$LOGS/iproute2.log"
@@ -459,7 +459,7 @@ if [ "$DEBUG" = 0 ]; then
 	fi
 
 else
-	prereq "C++ tools" "$REPO/tools/build/tools.sh"
+	prereq "C++ tools" "$REPO/tools/buildlib/tools.sh"
 fi
 
 demo=0
@@ -491,7 +491,7 @@ fuzz_lane() {
 	local t
 
 	for t in capture cli; do
-		task "fuzz-$t" nice -n 10 "$REPO/tools/build/fuzz.sh" "$fuzz_secs" "$t" \
+		task "fuzz-$t" nice -n 10 "$REPO/tools/buildlib/fuzz.sh" "$fuzz_secs" "$t" \
 			> "$LOGS/fuzz-$t.log" 2>&1
 	done
 }

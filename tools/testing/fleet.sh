@@ -25,7 +25,7 @@
 # KTAP on stdout, the commands' output in $LOGDIR (default build/check).
 # FLEET (default build/fleet) holds the mounts; the distribution-kernel VM
 # runs boot A's kernel with A's modules (run.sh VM_ROOT=).
-. "$(dirname "$0")/../build/common.sh"
+. "$(dirname "$0")/../buildlib/common.sh"
 set +e
 trap - ERR
 
@@ -43,7 +43,7 @@ root_packages() {
 	local v rel
 
 	v=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
-		die "linux-source-6.12 is not installed: run tools/build/deps.sh"
+		die "linux-source-6.12 is not installed: run tools/buildlib/deps.sh"
 	rel=${v%%-*}+deb12-$(dpkg --print-architecture)
 	echo "linux-image-$rel,linux-headers-$rel,linux-source-6.12=$v,dkms,kmod,openssl,make,gcc,patch,rsync,xz-utils,python3,python3-pyelftools,mokutil,ccache"
 }
@@ -55,7 +55,7 @@ root_dir() {
 make_root() {
 	local dir tmp pkgs
 
-	command -v mmdebstrap > /dev/null || die "mmdebstrap is missing: run tools/build/deps.sh"
+	command -v mmdebstrap > /dev/null || die "mmdebstrap is missing: run tools/buildlib/deps.sh"
 	pkgs=$(root_packages) || exit 1
 	dir=$(root_dir)
 	if [ -f "$dir/.made" ]; then

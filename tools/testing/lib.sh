@@ -256,7 +256,7 @@ rxe_has_gid() {
 
 TOOL=$rte_repo/build/bin/roce-entropy
 PING=$rte_repo/build/bin/roce-ping
-# iproute2's rdma with tools/iproute2 (tools/build/iproute2.sh); `rdma` is
+# iproute2's rdma with tools/iproute2 (tools/buildlib/iproute2.sh); `rdma` is
 # the distribution's
 RDMA_SERIES=$rte_repo/build/iproute2/rdma
 LOGS=$rte_out/logs

@@ -10,7 +10,7 @@
 //     "-" (libpcap's stdin) and ".." are refused, so that `pcap FILE` and
 //     `ecmp-report FILE` can only fail to open FILE (a crash inside run_cli()
 //     writes libFuzzer's crash file there unless -artifact_prefix is an
-//     absolute path, as tools/build/fuzz.sh gives);
+//     absolute path, as tools/buildlib/fuzz.sh gives);
 //   - it refuses --svg and --output, the options that write files;
 //   - `status` only reads: the host's /proc, /sys, /lib/modules and
 //     /var/lib, or with --root the empty directory, or nothing;

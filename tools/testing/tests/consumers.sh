@@ -13,7 +13,7 @@
 # so the QPN rule.  RTE_CONSUMERS picks some.
 #
 # The NFS and iSCSI daemons are Debian's, unpacked and never installed
-# (tools/build/consumer-tools.sh); their state lives in overlays in the
+# (tools/buildlib/consumer-tools.sh); their state lives in overlays in the
 # guest.  Needs a kernel with these consumers as modules: the test kernel
 # (kernel-consumers.config) or the distribution's.
 . "$rte_repo/tools/testing/lib.sh"

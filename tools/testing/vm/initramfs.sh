@@ -12,7 +12,7 @@
 #
 #   initramfs.sh RELEASE OUTPUT.cpio.gz [ROOT]   the kernel's modules from
 #                                               ROOT (default /)
-. "$(dirname "$0")/../../build/common.sh"
+. "$(dirname "$0")/../../buildlib/common.sh"
 
 rel=${1:-}
 out=${2:-}

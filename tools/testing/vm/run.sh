@@ -31,7 +31,7 @@
 # VM_OUT=dir    the run's output directory (default build/vm/<stamp>);
 #               build/vm/last points to the newest run of either kind
 # RTE_*=value   passed to the scripts' environment
-. "$(dirname "$0")/../../build/common.sh"
+. "$(dirname "$0")/../../buildlib/common.sh"
 
 [ $# -ge 1 ] || die "usage: tools/testing/vm/run.sh SCRIPT [SCRIPT...]"
 scripts=

@@ -26,7 +26,7 @@ namespace roce::nl
 
 // The series' additions to <rdma/rdma_netlink.h>: appended to Linux
 // 6.12's enum rdma_nldev_attr, and its enum rdma_nl_roce_entropy.  The
-// system's header (rdma-core's) predates them; tools/build/series-check.sh
+// system's header (rdma-core's) predates them; tools/buildlib/series-check.sh
 // compares these with the patched kernel header.
 // A QP's entry in the resource dump: u8, u32, u16.
 inline constexpr std::uint16_t kAttrResRoceEntropy = 104;

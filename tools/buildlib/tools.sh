@@ -10,7 +10,7 @@
 src=$REPO/tools/roce-entropy
 cmake_init
 # The package's version, the one debian/rules gives its build too.
-version=$("$REPO/tools/build/version.sh")
+version=$("$REPO/tools/buildlib/version.sh")
 CMAKE_ARGS+=(-DROCE_VERSION="$version")
 
 build() {

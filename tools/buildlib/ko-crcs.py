@@ -6,7 +6,7 @@
 # symbols point into its __kcrctab (or __kcrctab_gpl) section, where the 4
 # bytes of the CRC lie.
 #
-#   tools/build/ko-crcs.py MODULE...
+#   tools/buildlib/ko-crcs.py MODULE...
 import gzip
 import io
 import lzma
@@ -39,7 +39,7 @@ def crcs(path):
 
 def main():
     if len(sys.argv) < 2:
-        sys.exit("usage: tools/build/ko-crcs.py MODULE...")
+        sys.exit("usage: tools/buildlib/ko-crcs.py MODULE...")
     for path in sys.argv[1:]:
         try:
             for name, crc in crcs(path):

@@ -11,7 +11,7 @@
 #     series), patches/rfc/series (re-path, on top of it), compat/series
 #     (the DKMS build's kABI, on top of both).
 #
-# Usage (tools/build/series.sh, or the make targets):
+# Usage (tools/buildlib/series.sh, or the make targets):
 #   series.sh edit [DIR]        make series-edit: DIR (default build/edit) a
 #                               git repository of pristine Linux 6.12's
 #                               $TREE_DIRS, tag "base", and one commit per
@@ -398,7 +398,7 @@ $want ++/* round trip */" ]; then
 	fi
 	# The posting: signed by whoever posts it, or not written at all.
 	if PATCHSET_SIGNER="Ann Example <ann@example.org>" PATCHSET_OUT=$t/signed \
-		"$REPO/tools/build/patchset.sh" > "$t/log" 2>&1 &&
+		"$REPO/tools/buildlib/patchset.sh" > "$t/log" 2>&1 &&
 		signed_by "$t/signed" "Ann Example <ann@example.org>"; then
 		ktap_test_pass "make patchset: every patch and cover letter is the signer's, signed once, by them"
 	else
@@ -406,7 +406,7 @@ $want ++/* round trip */" ]; then
 		ktap_test_fail "make patchset: every patch and cover letter is the signer's, signed once, by them"
 	fi
 	if ! GIT_DIR=/nonexistent GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 \
-		PATCHSET_SIGNER='' PATCHSET_OUT=$t/unsigned "$REPO/tools/build/patchset.sh" \
+		PATCHSET_SIGNER='' PATCHSET_OUT=$t/unsigned "$REPO/tools/buildlib/patchset.sh" \
 		> "$t/log" 2>&1 && grep -q 'no git identity' "$t/log" && [ ! -e "$t/unsigned" ]; then
 		ktap_test_pass "make patchset without a git identity writes nothing and says why"
 	else

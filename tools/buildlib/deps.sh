@@ -95,4 +95,4 @@ esac
 install_missing $PACKAGES
 say "Debian packages: all present"
 # the NFS and iSCSI tools of the consumers' test, unpacked in the cache
-"$REPO/tools/build/consumer-tools.sh" > /dev/null
+"$REPO/tools/buildlib/consumer-tools.sh" > /dev/null

@@ -5,7 +5,7 @@
 # package built from a later commit upgrades the one before, with ".dirty"
 # when tracked files differ from that commit: such a build is not the
 # commit it names.
-#   tools/build/version.sh
+#   tools/buildlib/version.sh
 . "$(dirname "$0")/common.sh"
 
 base=$(sed -n '1s/^roce-entropy (\([^)]*\)).*/\1/p' "$REPO/debian/changelog")

@@ -199,8 +199,8 @@ dist_release() {
 # What DKMS needs of the tree (make deb): the build, the
 # series and its new files.
 DKMS_FILES="Makefile dkms.conf LICENSE patches compat drivers include Documentation debian/changelog
-	tools/build/common.sh tools/build/modules.sh tools/build/version.sh
-	tools/build/kabi-check.sh tools/build/ko-crcs.py"
+	tools/buildlib/common.sh tools/buildlib/modules.sh tools/buildlib/version.sh
+	tools/buildlib/kabi-check.sh tools/buildlib/ko-crcs.py"
 
 # collect_modules TREE DEST [MODULE...]: DEST = the MODULEs (default
 # $MODULES) built in TREE, nothing else.

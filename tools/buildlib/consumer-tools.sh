@@ -21,7 +21,7 @@ for p in $PACKAGES; do
 done
 dir=$CACHE/consumer-tools-$(echo "$versions" | sha256sum | cut -c1-12)
 if [ ! -f "$dir/.ok" ]; then
-	"$REPO/tools/build/deps.sh" consumers
+	"$REPO/tools/buildlib/deps.sh" consumers
 	rm -rf "$dir" "$dir.tmp"
 	mkdir -p "$dir.tmp/debs"
 	# shellcheck disable=SC2086

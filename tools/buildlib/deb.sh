@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make deb: the Debian packages of debian/, built with debhelper
 # (dpkg-buildpackage -b) from a copy of the tree whose changelog gains an
-# entry of the git version (tools/build/version.sh), then checked with
+# entry of the git version (tools/buildlib/version.sh), then checked with
 # lintian (errors and warnings fail):
 #   roce-entropy-dkms   the sources, dkms.conf, roce-entropy-dkms and the
 #                       kernel hooks that run it for 6.12 kernels
@@ -15,11 +15,11 @@
 . "$(dirname "$0")/common.sh"
 
 OUT=$(realpath -m "${1:-$BUILD/deb}")
-VERSION=${2:-$("$REPO/tools/build/version.sh")}
+VERSION=${2:-$("$REPO/tools/buildlib/version.sh")}
 NAME=roce-entropy
 command -v dpkg-buildpackage > /dev/null && command -v dh > /dev/null &&
 	command -v lintian > /dev/null ||
-	die "debhelper or lintian is missing: run tools/build/deps.sh deb"
+	die "debhelper or lintian is missing: run tools/buildlib/deps.sh deb"
 
 rm -rf "$OUT"
 src=$OUT/src/$NAME-$VERSION

@@ -14,11 +14,11 @@
 # put under updates/, or those in DIR (after make modules KDIR=, say); their
 # CRCs are read from the modules themselves (ko-crcs.py).
 #
-#   tools/build/kabi-check.sh RELEASE [DIR]
+#   tools/buildlib/kabi-check.sh RELEASE [DIR]
 . "$(dirname "$0")/common.sh"
 
 rel=${1:-}
-[ -n "$rel" ] || die "usage: tools/build/kabi-check.sh RELEASE [DIR] (RELEASE: an installed kernel, e.g. $(uname -r))"
+[ -n "$rel" ] || die "usage: tools/buildlib/kabi-check.sh RELEASE [DIR] (RELEASE: an installed kernel, e.g. $(uname -r))"
 moddir=/lib/modules/$rel
 [ -f "$moddir/modules.dep" ] && [ -f "$moddir/build/Module.symvers" ] ||
 	die "Linux $rel is not installed with its headers ($moddir/modules.dep, $moddir/build/Module.symvers)"
@@ -51,7 +51,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # SYMBOL<tab>CRC lines, sorted: ours, and the distribution's per module.
-"$REPO/tools/build/ko-crcs.py" "${ours[@]}" | sort -u > "$tmp/ours" ||
+"$REPO/tools/buildlib/ko-crcs.py" "${ours[@]}" | sort -u > "$tmp/ours" ||
 	die "could not read the CRCs of ${ours[*]}"
 for m in $REPLACED; do
 	awk -F'\t' -v m="$m" '$3 ~ "(^|/)" m "$" { print $2 "\t" $1 }' \
@@ -76,7 +76,7 @@ ktap_set_plan $((1 + $(echo $REPLACED | wc -w) + $(wc -l < "$tmp/dependents")))
 for m in $REPLACED; do
 	find "$moddir/kernel" -name "$m.ko*"
 done > "$tmp/files-dist"
-if xargs -a "$tmp/files-dist" "$REPO/tools/build/ko-crcs.py" | sort -u |
+if xargs -a "$tmp/files-dist" "$REPO/tools/buildlib/ko-crcs.py" | sort -u |
 	cmp -s - <(sort -u "$tmp"/dist-*); then
 	ktap_test_pass "ko-crcs.py reads Linux $rel's own $(wc -l < "$tmp/files-dist") modules as its Module.symvers has them"
 else

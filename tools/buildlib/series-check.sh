@@ -52,7 +52,7 @@ KUNIT_OPT=INFINIBAND_ROCE_ENTROPY_KUNIT_TEST
 ksrc_init
 [ -f "$KBUILD/.built-ok" ] || die "no test kernel in $KBUILD: run 'make kernel' first"
 command -v sparse >/dev/null || die "sparse is missing: run 'make deps'"
-PATCHSET_CHECK=1 "$REPO/tools/build/patchset.sh" >&2 || die "make patchset (PATCHSET_CHECK=1) failed"
+PATCHSET_CHECK=1 "$REPO/tools/buildlib/patchset.sh" >&2 || die "make patchset (PATCHSET_CHECK=1) failed"
 . "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
 
 PSET=$BUILD/patchset-check
@@ -115,7 +115,7 @@ mapfile -t compats < <(sed -e '/^#/d' -e '/^$/d' -e "s|^|$REPO/compat/|" "$REPO/
 
 tools_key="gcc $(gcc -dumpfullversion), $(sparse --version)"
 key=$( (cat "${patches[@]}" "${compats[@]}" "$KBUILD/.config" "$0" \
-	"$REPO/tools/build/common.sh" "$REPO/tools/roce-entropy/lib/nl/rdma_nl.h"
+	"$REPO/tools/buildlib/common.sh" "$REPO/tools/roce-entropy/lib/nl/rdma_nl.h"
 	echo "$tools_key") | sha256sum | cut -c1-16)
 if [ "$(cat "$SC/passed" 2>/dev/null)" = "$key" ] && [ -f "$SC/ktap" ] &&
 	[ -f "$SC/modules/ib_core.ko" ] && [ -d "$SC/modules/modroot" ] &&
