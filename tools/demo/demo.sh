@@ -3,7 +3,7 @@
 # make demo: RoCE v2 connections spread over an 8-link ECMP router and the
 # sending host's next hops, per policy, stock 6.12 (builtin) first.  Boots the
 # test VM (tools/demo/ecmp.sh), judges each phase's capture with
-# roce-entropy pcap, then the whole with roce-entropy ecmp-report: off on
+# roce-entropy pcap, then the whole with roce-lab ecmp-report: off on
 # one link; rfc and mix every connection on one port and within random
 # ports' p95; stock splitting exactly the connections its rules split.
 # Then the failover act (tools/demo/failover.sh): with re-path on every
@@ -63,7 +63,7 @@ else
 fi
 
 status=0
-"$BUILD/bin/roce-entropy" ecmp-report "$demo/raw.json" --svg "$demo/ecmp.svg" "${svg2[@]}" \
+"$BUILD/bin/roce-lab" ecmp-report "$demo/raw.json" --svg "$demo/ecmp.svg" "${svg2[@]}" \
 	--stalls "${DEMO_STALLS:-figure}" --output "$demo/report.json" || status=$?
 echo
 say "report: $demo/report.json"

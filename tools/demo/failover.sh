@@ -12,7 +12,7 @@
 # Writes $rte_out/demo-failover.json: the settings and per run the client's
 # report (each connection's status, longest gap and gaps of 250 ms or
 # more), the phases with their times and moves, and the trace events
-# counted.  roce-entropy ecmp-report judges it on the host.
+# counted.  roce-lab ecmp-report judges it on the host.
 
 FAILOVER_RUNS=("builtin off" "rfc off" "rfc on" "mix on")
 # 64 connections at 20 messages a second keep a TCG guest busy: gaps of

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# bash completion for roce-entropy, roce-ping, roce-qps and rxe-wqe-av:
+# bash completion for roce-entropy, roce-ping, roce-lab, roce-qps and
+# rxe-wqe-av:
 # subcommands, options, and the values of the options that take words.
 # Installed once per program under share/bash-completion/completions/;
 # tests/completion_test.cpp checks it against each program's --help.
@@ -16,7 +17,7 @@ _roce_entropy_tools_opts()
 			"--offset --grid --svg --json" ;;
 	roce-entropy:pcap) echo "--policy --flow-label --port-flow-label --policy-for --json" ;;
 	roce-entropy:audit) echo "--qp --cm-id --rdma --port-flow-label --base-sport --json" ;;
-	roce-entropy:ecmp-report) echo "--svg --failover-svg --stalls --output --json" ;;
+	roce-lab:ecmp-report) echo "--svg --failover-svg --stalls --output --json" ;;
 	roce-entropy:status) echo "--root --json" ;;
 	roce-entropy:policy | roce-entropy:policy-show | roce-entropy:policy-default | \
 		roce-entropy:policy-repath) echo "--json" ;;
@@ -73,7 +74,8 @@ _roce_entropy_tools()
 	local prog=${COMP_WORDS[0]##*/} subs='' sub='' i words
 
 	case $prog in
-	roce-entropy) subs="flow-label udp-sport simulate pcap audit ecmp-report status policy qp" ;;
+	roce-entropy) subs="flow-label udp-sport simulate pcap audit status policy qp" ;;
+	roce-lab) subs="ecmp-report" ;;
 	roce-ping) subs="server client" ;;
 	esac
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -142,4 +144,4 @@ _roce_entropy_tools()
 	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
 }
 
-complete -F _roce_entropy_tools roce-entropy roce-ping roce-qps rxe-wqe-av
+complete -F _roce_entropy_tools roce-entropy roce-ping roce-lab roce-qps rxe-wqe-av

@@ -7,8 +7,8 @@
 // reads or writes a file the input names, and never runs long:
 //   - run_cli() runs in an empty directory of its own
 //     ($TMPDIR/roce-cli-fuzz-*, removed at exit), and arguments with a '/',
-//     "-" (libpcap's stdin) and ".." are refused, so that `pcap FILE` and
-//     `ecmp-report FILE` can only fail to open FILE (a crash inside run_cli()
+//     "-" (libpcap's stdin) and ".." are refused, so that `pcap FILE` can
+//     only fail to open FILE (a crash inside run_cli()
 //     writes libFuzzer's crash file there unless -artifact_prefix is an
 //     absolute path, as tools/buildlib/fuzz.sh gives);
 //   - it refuses --svg and --output, the options that write files;

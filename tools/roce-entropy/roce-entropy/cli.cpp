@@ -108,24 +108,6 @@ CLI::App *add_audit(CLI::App &app, AuditArgs &a)
 	return cmd;
 }
 
-CLI::App *add_ecmp_report(CLI::App &app, EcmpReportArgs &a)
-{
-	auto *cmd = app.add_subcommand(
-	    "ecmp-report", "judge the ECMP demo's packets per link (exit 1 when a policy fails)");
-	cmd->add_option("input", a.input, "the demo's raw result (JSON)")->required();
-	cmd->add_option("--svg", a.svg, "write a chart of the load per link");
-	cmd->add_option("--failover-svg", a.failover_svg,
-	                "write the failover act's timeline (when the input has the act)");
-	cmd->add_option("--stalls", a.stalls,
-	                "the failover act's longest gap: judged against its goal, or a figure "
-	                "only (a guest sharing the host's cores)")
-	    ->check(CLI::IsMember({"judged", "figure"}))
-	    ->default_str("judged");
-	cmd->add_option("--output", a.output, "write the report as JSON");
-	cmd->add_flag("--json", a.json, "print JSON");
-	return cmd;
-}
-
 CLI::App *add_status(CLI::App &app, StatusArgs &a)
 {
 	auto *cmd = app.add_subcommand(
@@ -191,7 +173,6 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	UdpSportArgs sport_args;
 	SimulateArgs sim_args;
 	PcapArgs pcap_args;
-	EcmpReportArgs ecmp_args;
 	AuditArgs audit_args;
 	StatusArgs status_args;
 	PolicyArgs policy_args;
@@ -202,7 +183,6 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 	add_udp_sport(app, sport_args);
 	const auto *sim_cmd = add_simulate(app, sim_args);
 	const auto *pcap_sub = add_pcap(app, pcap_args);
-	const auto *ecmp_cmd = add_ecmp_report(app, ecmp_args);
 	const auto *audit_sub = add_audit(app, audit_args);
 	const auto *status_sub = add_status(app, status_args);
 	const auto *policy_sub = add_policy(app, policy_args);
@@ -214,8 +194,6 @@ int run_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &
 			return qp_cmd(qp_args, out);
 		if (pcap_sub->parsed())
 			return pcap_cmd(pcap_args, out);
-		if (ecmp_cmd->parsed())
-			return ecmp_report_cmd(ecmp_args, out);
 		if (audit_sub->parsed())
 			return audit_cmd(audit_args, out);
 		if (status_sub->parsed())

@@ -58,13 +58,6 @@ struct AuditArgs {
 };
 int audit_cmd(const AuditArgs &args, std::ostream &out);
 
-struct EcmpReportArgs {
-	std::string input, svg, output, failover_svg;
-	std::string stalls = "judged"; // the failover act's longest gap: "judged" or "figure"
-	bool json = false;
-};
-int ecmp_report_cmd(const EcmpReportArgs &args, std::ostream &out);
-
 struct StatusArgs {
 	std::string root = "/"; // every path read is under it
 	bool json = false;

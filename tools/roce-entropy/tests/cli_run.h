@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// roce-entropy's command line run in-process by the tests.
+// roce-entropy's and roce-lab's command lines run in-process by the tests.
 #pragma once
 
 #include <sstream>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "lab_cli.h"
 
 namespace roce::test
 {
@@ -24,6 +25,17 @@ inline CliRun run_roce_entropy(const std::vector<std::string> &args)
 		argv.push_back(a.c_str());
 	std::ostringstream out, err;
 	const int status = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+	return {status, out.str(), err.str()};
+}
+
+// roce-lab ARGS...
+inline CliRun run_roce_lab(const std::vector<std::string> &args)
+{
+	std::vector<const char *> argv{"roce-lab"};
+	for (const auto &a : args)
+		argv.push_back(a.c_str());
+	std::ostringstream out, err;
+	const int status = run_lab_cli(static_cast<int>(argv.size()), argv.data(), out, err);
 	return {status, out.str(), err.str()};
 }
 

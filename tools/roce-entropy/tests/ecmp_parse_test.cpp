@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.h"
+#include "lab_cli.h"
 #include "sim/ecmp_report.h"
 
 namespace roce
@@ -235,10 +235,10 @@ CliResult report(const json &raw, const std::string &dir)
 	const std::string in = dir + "/raw.json";
 	std::ofstream(in) << raw.dump();
 	const std::string svg = dir + "/ecmp.svg", rep = dir + "/report.json";
-	std::vector<const char *> argv = {"roce-entropy", "ecmp-report", in.c_str(), "--svg",
-	                                  svg.c_str(),    "--output",    rep.c_str()};
+	std::vector<const char *> argv = {"roce-lab",  "ecmp-report", in.c_str(), "--svg",
+	                                  svg.c_str(), "--output",    rep.c_str()};
 	std::ostringstream out, err;
-	int status = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+	int status = run_lab_cli(static_cast<int>(argv.size()), argv.data(), out, err);
 	return {status, out.str(), err.str()};
 }
 
@@ -299,16 +299,16 @@ TEST(EcmpReportCli, ExitsOneWhenARunFails)
 TEST(EcmpReportCli, MissingOrBrokenInputIsAUsageError)
 {
 	std::ostringstream out, err;
-	const char *missing[] = {"roce-entropy", "ecmp-report", "/nonexistent/raw.json"};
-	EXPECT_EQ(run_cli(3, missing, out, err), 2);
+	const char *missing[] = {"roce-lab", "ecmp-report", "/nonexistent/raw.json"};
+	EXPECT_EQ(run_lab_cli(3, missing, out, err), 2);
 	EXPECT_NE(err.str().find("cannot read"), std::string::npos);
 
 	const std::string dir = temp_dir();
 	const std::string in = dir + "/raw.json";
 	std::ofstream(in) << "{\"phases\": [";
-	const char *broken[] = {"roce-entropy", "ecmp-report", in.c_str()};
+	const char *broken[] = {"roce-lab", "ecmp-report", in.c_str()};
 	err.str("");
-	EXPECT_EQ(run_cli(3, broken, out, err), 2);
+	EXPECT_EQ(run_lab_cli(3, broken, out, err), 2);
 	EXPECT_NE(err.str().find("not JSON"), std::string::npos);
 	std::remove(in.c_str());
 	std::remove(dir.c_str());

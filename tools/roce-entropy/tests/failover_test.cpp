@@ -263,8 +263,7 @@ TEST(FailoverReportCli, ReportAndTimeline)
 	off_with_failures(off);
 	off["policy"] = "builtin";
 	std::ofstream(in) << raw_with(act_of({off, good_run()})).dump();
-	auto r =
-	    test::run_roce_entropy({"ecmp-report", in, "--output", rep, "--failover-svg", svg});
+	auto r = test::run_roce_lab({"ecmp-report", in, "--output", rep, "--failover-svg", svg});
 	ASSERT_EQ(r.status, 0) << r.err << r.out;
 	EXPECT_NE(r.out.find("QP timeout 14 (67.1 ms), retry count 6"), std::string::npos) << r.out;
 	EXPECT_NE(r.out.find("1 transport retry counter exceeded"), std::string::npos) << r.out;
@@ -294,13 +293,13 @@ TEST(FailoverReportCli, StallsJudgedOrAFigure)
 	json slow = good_run();
 	slow["client"]["connections"][0]["longest_stall_ms"] = 320;
 	std::ofstream(in) << raw_with(act_of({slow})).dump();
-	auto judged = test::run_roce_entropy({"ecmp-report", in});
+	auto judged = test::run_roce_lab({"ecmp-report", in});
 	EXPECT_EQ(judged.status, 1) << judged.out;
 	EXPECT_NE(judged.out.find("the failover act's self-check FAILED"), std::string::npos);
-	auto figure = test::run_roce_entropy({"ecmp-report", in, "--stalls", "figure"});
+	auto figure = test::run_roce_lab({"ecmp-report", in, "--stalls", "figure"});
 	EXPECT_EQ(figure.status, 0) << figure.out << figure.err;
 	EXPECT_NE(figure.out.find("(a figure, not judged)"), std::string::npos) << figure.out;
-	auto bad = test::run_roce_entropy({"ecmp-report", in, "--stalls", "sometimes"});
+	auto bad = test::run_roce_lab({"ecmp-report", in, "--stalls", "sometimes"});
 	EXPECT_EQ(bad.status, 2);
 	std::remove(in.c_str());
 	std::remove(dir.c_str());
@@ -312,7 +311,7 @@ TEST(FailoverReportCli, TimelineWithoutTheActIsAUsageError)
 	json raw = raw_with(nullptr);
 	raw.erase("failover");
 	std::ofstream(in) << raw.dump();
-	auto r = test::run_roce_entropy({"ecmp-report", in, "--failover-svg", dir + "/f.svg"});
+	auto r = test::run_roce_lab({"ecmp-report", in, "--failover-svg", dir + "/f.svg"});
 	EXPECT_EQ(r.status, 2);
 	EXPECT_NE(r.err.find("no failover act"), std::string::npos) << r.err;
 	std::remove(in.c_str());

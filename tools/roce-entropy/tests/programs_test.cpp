@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// The four programs as a Debian user expects them: --version on every
+// The five programs as a Debian user expects them: --version on every
 // command, numbers shown as such with their defaults in --help, an
 // unknown command named, and bash completion that offers every option
 // --help lists (completion/roce-entropy.bash, run by bash), and a man
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "lab_cli.h"
 #include "ping.h"
 #include "qps.h"
 #include "roce_version.h"
@@ -42,6 +43,8 @@ Run run(const std::string &prog, const std::vector<std::string> &args)
 	std::optional<int> status;
 	if (prog == "roce-entropy") {
 		status = run_cli(argc, argv.data(), out, err);
+	} else if (prog == "roce-lab") {
+		status = run_lab_cli(argc, argv.data(), out, err);
 	} else if (prog == "roce-ping") {
 		PingOptions o;
 		status = parse_ping_args(argc, argv.data(), o, out, err);
@@ -64,7 +67,6 @@ const std::vector<Command> kCommands = {{"roce-entropy", ""},
                                         {"roce-entropy", "udp-sport"},
                                         {"roce-entropy", "simulate"},
                                         {"roce-entropy", "pcap"},
-                                        {"roce-entropy", "ecmp-report"},
                                         {"roce-entropy", "audit"},
                                         {"roce-entropy", "status"},
                                         {"roce-entropy", "policy"},
@@ -73,6 +75,8 @@ const std::vector<Command> kCommands = {{"roce-entropy", ""},
                                         {"roce-entropy", "policy default"},
                                         {"roce-entropy", "policy repath"},
                                         {"roce-entropy", "qp"},
+                                        {"roce-lab", ""},
+                                        {"roce-lab", "ecmp-report"},
                                         {"roce-ping", ""},
                                         {"roce-ping", "server"},
                                         {"roce-ping", "client"},
@@ -181,6 +185,18 @@ TEST_P(EveryCommand, ManPageNamesEveryOption)
 	}
 }
 
+// The page's footer names the version the program prints.
+TEST_P(EveryCommand, ManPageCarriesTheVersion)
+{
+	std::ifstream in(test::man_dir() + "/" + GetParam().prog + ".1");
+	std::string line;
+	while (std::getline(in, line) && line.rfind(".TH ", 0) != 0)
+		;
+	EXPECT_NE(line.find("\"roce-entropy " + std::string(kRoceVersion) + "\""),
+	          std::string::npos)
+	    << line;
+}
+
 INSTANTIATE_TEST_SUITE_P(Programs, EveryCommand, testing::ValuesIn(kCommands), name);
 
 TEST(Programs, SubcommandsAndValuesComplete)
@@ -245,8 +261,12 @@ TEST(Programs, UnknownCommandIsNamed)
 	auto r = run("roce-entropy", {"frobnicate"});
 	EXPECT_EQ(r.status, 2);
 	EXPECT_NE(r.err.find("unknown command 'frobnicate' (flow-label, udp-sport, simulate, "
-	                     "pcap, ecmp-report, audit, status, policy, qp)"),
+	                     "pcap, audit, status, policy, qp)"),
 	          std::string::npos)
+	    << r.err;
+	r = run("roce-lab", {"frobnicate"});
+	EXPECT_EQ(r.status, 2);
+	EXPECT_NE(r.err.find("unknown command 'frobnicate' (ecmp-report)"), std::string::npos)
 	    << r.err;
 	r = run("roce-ping", {"serve"});
 	EXPECT_EQ(r.status, 2);

@@ -150,7 +150,7 @@ TEST(UnknownCommand, RoceEntropyNamesTheKnownOnes)
 	EXPECT_EQ(r.status, 2);
 	EXPECT_EQ(r.out, "");
 	EXPECT_EQ(r.err, "roce-entropy: error: unknown command 'frobnicate' (flow-label, "
-	                 "udp-sport, simulate, pcap, ecmp-report, audit, status, policy, qp)\n");
+	                 "udp-sport, simulate, pcap, audit, status, policy, qp)\n");
 }
 
 TEST(UnknownCommand, RocePingNamesTheKnownOnes)

@@ -12,6 +12,6 @@ namespace roce::test
 
 std::string data_dir();        // tests/data
 std::string completion_file(); // completion/roce-entropy.bash
-std::string man_dir();         // man
+std::string man_dir();         // man pages as CMake wrote them
 
 } // namespace roce::test

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "args/args.h"
-#include "commands.h"
+#include "lab_commands.h"
 #include "sim/ecmp_report.h"
 #include "sim/failover.h"
 #include "sim/simulate.h"
