@@ -12,6 +12,9 @@
 #                         KDIR=/lib/modules/<release>/build: against that
 #                         installed 6.12 kernel, into build/kdir/<release>/;
 #                         COMPAT=1: with compat/, into build/modules-compat
+#   make oldconfig        ask for the top-level Kconfig's new options
+#                         (KUnit suites, re-path) in build/.config, which
+#                         make modules reads; edit it by hand as well
 #   make lint             shellcheck on every shell script (make check's first step)
 #   make series-check     each patch of both series on pristine 6.12: git am,
 #                         W=1 + sparse, checkpatch, get_maintainer (KTAP)
@@ -44,7 +47,7 @@ TOOLS := tools/buildlib
 BUILD := build
 
 .PHONY: deb dkms-build all deps deps-tools deps-fuzz deps-deb kernel modules tools kunit vm-run check check-debug demo bench \
-	clean help patchset series-check fuzz iproute2 series-edit series-export src lint
+	clean help patchset series-check fuzz iproute2 series-edit series-export src lint oldconfig
 
 all: modules
 
@@ -74,6 +77,12 @@ dkms-build:
 	@KDIR="$(KDIR)" KDIR_WORK="$(KDIR_WORK)" $(TOOLS)/modules.sh
 	@rel=$$(cat "$(KDIR)/include/config/kernel.release") && \
 		$(TOOLS)/kabi-check.sh "$$rel" "$(BUILD)/kdir/$$rel/modules"
+
+# The top-level Kconfig, asked with the test kernel's own kconfig.
+oldconfig: kernel
+	@. $(TOOLS)/common.sh && ksrc_init && mkdir -p $(BUILD)/kconfig && cd $(BUILD)/kconfig && \
+		RTE_COMPAT=n RTE_KERNEL_KUNIT=y KCONFIG_CONFIG=$(CURDIR)/$(BUILD)/.config \
+		$$KBUILD/scripts/kconfig/conf --oldconfig $(CURDIR)/Kconfig
 
 tools: deps-tools
 	@$(TOOLS)/tools.sh

@@ -198,7 +198,7 @@ dist_release() {
 
 # What DKMS needs of the tree (make deb): the build, the
 # series and its new files.
-DKMS_FILES="Makefile dkms.conf LICENSE patches compat drivers include Documentation debian/changelog
+DKMS_FILES="Makefile Kconfig dkms.conf LICENSE patches compat drivers include Documentation debian/changelog
 	tools/buildlib/common.sh tools/buildlib/modules.sh tools/buildlib/version.sh
 	tools/buildlib/kabi-check.sh tools/buildlib/ko-crcs.py"
 
@@ -245,13 +245,14 @@ apply_series() {
 	echo "$n"
 }
 
-# stage_src [DIR [compat]]: DIR (default $BUILD/src) = the kernel's copies
-# of $TREE_DIRS, the new files of patches/new-files as the patches that
-# add them do, then patches/series and the RFC series on top of it,
-# patches/rfc/series, applied in order (a patch's changes to a file an
-# earlier one added are among its sections); with "compat", compat/series
+# stage_src [DIR [compat|no-repath]]: DIR (default $BUILD/src) = the
+# kernel's copies of $TREE_DIRS, the new files of patches/new-files as the
+# patches that add them do, then patches/series and the RFC series on top
+# of it, patches/rfc/series, applied in order (a patch's changes to a file
+# an earlier one added are among its sections); with "compat", compat/series
 # after them (the build for a distribution's kernel, whose kABI it keeps:
-# compat/README.md).  Never built in.
+# compat/README.md); with "no-repath", the main series alone (Kconfig's
+# ROCE_ENTROPY_REPATH off).  Never built in.
 stage_src() {
 	local d p f n src=${1:-$BUILD/src} compat=${2:-}
 
@@ -266,7 +267,8 @@ stage_src() {
 		cp "$REPO/$f" "$src/$f"
 	done < "$REPO/patches/new-files"
 	n="$(apply_series "$src" "$REPO/patches/series") patch(es)"
-	n="$n and $(apply_series "$src" "$REPO/patches/rfc/series") of rfc/"
+	[ "$compat" = no-repath ] ||
+		n="$n and $(apply_series "$src" "$REPO/patches/rfc/series") of rfc/"
 	# IBK_ROCE_ENTROPY (patch 0001) takes the next free bit of the kernel
 	# capability flags; one that a stable update gave the same bit is
 	# refused before anything is built with it.
@@ -279,6 +281,30 @@ stage_src() {
 		n="$n and $(apply_series "$src" "$REPO/compat/series") of compat/"
 	fi
 	say "staged $TREE_DIRS from Linux $KVER with $n applied"
+}
+
+# read_kconfig CONF CONFIG COMPAT KERNEL_CONFIG: the top-level Kconfig's
+# choices in the file CONFIG, brought up to date by CONF (the conf program
+# of the kernel built against: its own kconfig reads our Kconfig), for a
+# build with compat/ (COMPAT y) or without (n), against the kernel whose
+# .config is KERNEL_CONFIG.  Sets CFG_REPATH and CFG_KUNIT (y or n).
+read_kconfig() {
+	local conf=$1 cfg=$2 compat=$3 kunit=n scratch
+
+	[ -x "$conf" ] ||
+		die "no kconfig program $conf: the kernel's build tree (or its headers' linux-kbuild) lacks scripts/kconfig/conf"
+	grep -qs '^CONFIG_KUNIT=[ym]' "$4" && kunit=y
+	# conf writes include/config/ beside where it runs: a directory of
+	# its own, next to the .config
+	scratch=$(dirname "$cfg")/kconfig
+	mkdir -p "$scratch"
+	(cd "$scratch" && RTE_COMPAT=$compat RTE_KERNEL_KUNIT=$kunit KCONFIG_CONFIG=$cfg \
+		"$conf" -s --olddefconfig "$REPO/Kconfig") ||
+		die "$cfg: the kernel's kconfig refused it (above): fix or remove it"
+	CFG_REPATH=$(sed -n 's/^CONFIG_ROCE_ENTROPY_REPATH=//p' "$cfg")
+	CFG_KUNIT=$(sed -n 's/^CONFIG_ROCE_ENTROPY_KUNIT_TEST=//p' "$cfg")
+	CFG_REPATH=${CFG_REPATH:-n}
+	CFG_KUNIT=${CFG_KUNIT:-n}
 }
 
 # sync_tree SRC DST [rsync options]: copy changed files only, so that make

@@ -12,6 +12,11 @@
 # staged source and the build tree go to KDIR_WORK (default
 # build/kdir/<release>): DKMS's build directory is new for each version,
 # and a tree at one path across versions rebuilds only what changed.
+#
+# The top-level Kconfig's options (the KUnit suites, re-path) are read by
+# the kernel's own kconfig into .config of the build directory
+# (read_kconfig): build/.config (build/.config-compat with COMPAT=1),
+# KDIR_WORK/.config.
 . "$(dirname "$0")/common.sh"
 
 # kdir_modules: the modules against an installed 6.12 kernel.  Its headers
@@ -20,7 +25,7 @@
 # where the kernel's configuration has them (dkms.conf lists the same).
 kdir_modules() {
 	local rel ver out tree d work mods="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm"
-	local dirs="core" extra=
+	local dirs="core" extra='' kunit=''
 
 	[ -f "$KDIR/Makefile" ] && [ -f "$KDIR/Module.symvers" ] ||
 		die "KDIR=$KDIR is not a kernel build tree: install the headers of that kernel (apt install linux-headers-<release>)"
@@ -42,6 +47,12 @@ kdir_modules() {
 		mods="$mods mlx5_ib"
 		dirs="$dirs hw/mlx5"
 	fi
+	read_kconfig "$KDIR/scripts/kconfig/conf" "${KDIR_WORK:-$BUILD/kdir/$rel}/.config" y \
+		"$KDIR/.config"
+	if [ "$CFG_KUNIT" = y ]; then
+		mods="$mods roce_entropy_test"
+		kunit=CONFIG_INFINIBAND_ROCE_ENTROPY_KUNIT_TEST=m
+	fi
 	ksrc_init rdma
 	# Only the kernel's own source: RDMA core of another stable release
 	# would lose that release's fixes and change CRCs that no check here
@@ -61,7 +72,7 @@ kdir_modules() {
 	for d in $dirs; do
 		make -s -C "$KDIR" M="$tree/drivers/infiniband/$d" -j"$JOBS" \
 			NOSTDINC_FLAGS="-nostdinc -I$tree/include -I$tree/include/trace" \
-			${extra:+KBUILD_EXTRA_SYMBOLS=$extra} ${W:+W=$W} ${C:+C=$C} modules ||
+			${extra:+KBUILD_EXTRA_SYMBOLS=$extra} $kunit ${W:+W=$W} ${C:+C=$C} modules ||
 			die "building drivers/infiniband/$d against Linux $rel failed (above)"
 		# rxe and mlx5 import what core exports
 		extra=$tree/drivers/infiniband/core/Module.symvers
@@ -82,17 +93,30 @@ ksrc_init
 # build/modules-compat (make check's compat run loads those).
 sfx=
 [ "${COMPAT:-0}" = 0 ] || sfx=-compat
-stage_src "$MODBUILD/src$sfx" ${sfx:+compat}
+compat=n
+[ -z "$sfx" ] || compat=y
+read_kconfig "$KBUILD/scripts/kconfig/conf" "$MODBUILD/.config$sfx" $compat "$KBUILD/.config"
+# shellcheck disable=SC2086 # MODULES is a list of words
+mods=$(echo $MODULES)
+kunit=CONFIG_INFINIBAND_ROCE_ENTROPY_KUNIT_TEST=m
+if [ "$CFG_KUNIT" != y ]; then
+	mods=${mods% roce_entropy_test}
+	kunit=
+fi
+how=${sfx:+compat}
+[ "$CFG_REPATH" = y ] || how=no-repath
+stage_src "$MODBUILD/src$sfx" $how
 sync_tree "$MODBUILD/src$sfx" "$MODBUILD/tree$sfx"
 
 say "building modules in $MODBUILD/tree$sfx/drivers/infiniband"
 start=$SECONDS
 make -s -C "$KBUILD" M="$MODBUILD/tree$sfx/drivers/infiniband" -j"$JOBS" \
 	NOSTDINC_FLAGS="-nostdinc -I$MODBUILD/tree$sfx/include" \
-	CONFIG_INFINIBAND_ROCE_ENTROPY_KUNIT_TEST=m ${W:+W=$W} ${C:+C=$C} \
+	$kunit ${W:+W=$W} ${C:+C=$C} \
 	modules
 
-collect_modules "$MODBUILD/tree$sfx" "$MODBUILD/modules$sfx"
+# shellcheck disable=SC2086 # a list of words
+collect_modules "$MODBUILD/tree$sfx" "$MODBUILD/modules$sfx" $mods
 # The KCSAN kernel's runs first show that KCSAN reports a race here
 # (tools/testing/kcsan-race, kcsan-reports.sh).
 if [ "${RTE_DEBUG:-0}" = kcsan ]; then
@@ -109,4 +133,5 @@ if [ -z "$sfx" ]; then
 		die "the ULPs did not build against the series' headers"
 	ulps="(and the ULPs in $MODBUILD/modules/modroot)"
 fi
-say "modules in $MODBUILD/modules$sfx ($((SECONDS - start)) s):" $MODULES $ulps
+say "modules in $MODBUILD/modules$sfx ($((SECONDS - start)) s):" $mods $ulps
+[ "$CFG_REPATH" = y ] || say "without re-path (CONFIG_ROCE_ENTROPY_REPATH is off in $MODBUILD/.config)"

@@ -409,6 +409,8 @@ if [ "$DEBUG" = 0 ]; then
 	count_file ktap "$LOGS/series-roundtrip.ktap" "series round trip (tools/buildlib/series.sh check)"
 	"$REPO/tools/buildlib/cover-check.sh" > "$LOGS/cover.ktap" 2> "$LOGS/cover.log"
 	count_file ktap "$LOGS/cover.ktap" "cover letters name every interface the patches add; documentation parses"
+	"$REPO/tools/buildlib/kconfig-check.sh" > "$LOGS/kconfig.ktap" 2> "$LOGS/kconfig.log"
+	count_file ktap "$LOGS/kconfig.ktap" "the top-level Kconfig as make modules reads it"
 	if [ ! -f "$MODBUILD/modules/ib_core.ko" ] || [ $rc != 0 ]; then
 		tail -n 20 "$LOGS/series-check.log"
 		count FAIL "series check: no modules to test (log $LOGS/series-check.log)"
