@@ -273,7 +273,7 @@ vm_run() {
 	shift 3
 	for w in "$@"; do
 		case $w in
-		RTE_*=*) env+=("$w") ;;
+		RTE_*=* | VM_APPEND=*) env+=("$w") ;;
 		*) tests+=("$TESTING/tests/$w.sh") ;;
 		esac
 	done

@@ -159,18 +159,51 @@ takes() {
 	return 1
 }
 
-# initrd_has ROOT REL DIR: Linux REL's initramfs in ROOT holds an ib_core
-# under DIR of its modules (updates/dkms: ours; kernel: the distribution's)
-# and no other.
+# initrd_has ROOT REL DIR: Linux REL's initramfs in ROOT holds ours
+# (DIR updates/dkms; the distribution's ib_core beside it is the escape
+# hatch's), or only the distribution's ib_core (DIR kernel).
 initrd_has() {
-	local l
+	local l ours=n
 
 	l=$(inroot "$1" lsinitramfs "/boot/initrd.img-$2" | grep '/ib_core\.ko')
-	case $l in
-	*"lib/modules/$2/$3/"*) [ "$(echo "$l" | wc -l)" = 1 ] && return 0 ;;
+	! grep -q "lib/modules/$2/updates/dkms/" <<< "$l" || ours=y
+	case $3:$ours in
+	updates/dkms:y | kernel:n) ! grep -q "lib/modules/$2/$3/" <<< "$l" || return 0 ;;
 	esac
-	echo "# ib_core in the initramfs of Linux $2: '${l:-none}', not one under $3/"
+	echo "# ib_core in the initramfs of Linux $2: '${l:-none}', not as $3/ wants"
 	return 1
+}
+
+# hatch_conf ROOT: the escape hatch's modprobe.d in ROOT sends each module
+# we replace, and only those, through modprobe-stock with modprobe's
+# options.
+hatch_conf() {
+	local got
+
+	got=$(sed -n 's|^install \([a-z0-9_]*\) /usr/lib/roce-entropy/modprobe-stock \1 \$CMDLINE_OPTS$|\1|p' \
+		"$1/usr/lib/modprobe.d/roce-entropy-stock.conf" | xargs)
+	echo "# install lines: $got"
+	[ "$got" = "ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib" ] &&
+		[ "$(grep -c '^install ' "$1/usr/lib/modprobe.d/roce-entropy-stock.conf")" = 8 ] &&
+		test -x "$1/usr/lib/roce-entropy/modprobe-stock"
+}
+
+# wire_files ROOT: the packages' files under modprobe.d and udev.
+wire_files() {
+	inroot "$1" dpkg -L roce-entropy-dkms roce-entropy-tools |
+		grep -E '^/(etc|lib|usr/lib)/(modprobe\.d|udev)/.' || true
+}
+
+# initrd_hatch ROOT REL: Linux REL's initramfs carries the escape hatch:
+# modprobe-stock, kmod's insmod and modinfo, the distribution's ib_core.
+initrd_hatch() {
+	local l
+
+	l=$(inroot "$1" lsinitramfs "/boot/initrd.img-$2")
+	grep -qx usr/lib/roce-entropy/modprobe-stock <<< "$l" &&
+		grep -qx 'usr/sbin/insmod\|sbin/insmod' <<< "$l" &&
+		grep -qx 'usr/sbin/modinfo\|sbin/modinfo' <<< "$l" &&
+		grep -q "lib/modules/$2/kernel/drivers/infiniband/core/ib_core\.ko" <<< "$l"
 }
 
 # record ROOT REL KEY: a field of the package's record of Linux REL.
@@ -235,7 +268,7 @@ install_pkgs() {
 	v=$(dpkg-deb -f "$debs"/roce-entropy-dkms_*.deb Version)
 	tools=$(basename "$(ls "$debs"/roce-entropy-tools_*.deb)")
 	ktap_print_header
-	ktap_set_plan 21
+	ktap_set_plan 23
 	# Root on NVMe over RDMA or iSER: ib_core in the initramfs, and 9p for
 	# the root of the VM that boots it (tools/testing/tests/initramfs.sh);
 	# MODULES=list keeps each update-initramfs to those and what they need.
@@ -266,8 +299,12 @@ install_pkgs() {
 			! grep -qh '^not ok' '$r'/var/lib/dkms/$NAME/'$v'/$DIST_REL/*/log/make.log"
 	check "no AUTOINSTALL: dkms autoinstall leaves the package to its own hooks" \
 		eval "! grep -q '^AUTOINSTALL' '$r'/usr/src/$NAME-'$v'/dkms.conf"
-	check "installing changed nothing on the wire: no modprobe.d or udev file installed" \
-		eval "! inroot '$r' dpkg -L roce-entropy-dkms roce-entropy-tools | grep -E '^/(etc|lib|usr/lib)/(modprobe\\.d|udev)/'"
+	check "installing changed nothing on the wire: no modprobe.d or udev file but the escape hatch's" \
+		test "$(wire_files "$r")" = /usr/lib/modprobe.d/roce-entropy-stock.conf
+	check "the escape hatch: an install line through modprobe-stock for each module we replace" \
+		hatch_conf "$r"
+	check "the initramfs of root on RDMA carries the escape hatch (modprobe-stock, the distribution's ib_core)" \
+		initrd_hatch "$r" "$DIST_REL"
 	check "the kernel hooks are in place" \
 		test -x "$r/etc/kernel/postinst.d/roce-entropy" -a -x "$r/etc/kernel/header_postinst.d/roce-entropy" \
 		-a -x "$r/etc/kernel/postrm.d/roce-entropy"

@@ -209,6 +209,7 @@ int status_cmd(const StatusArgs &args, std::ostream &out)
 	add_kernels(r, s.kernels);
 	add_secure_boot(r, s.secure_boot);
 	r.add_json("opt_in", opt_json(s.opt_in));
+	r.add_json("stock_hatch", s.stock_hatch);
 	r.add_json("warnings", warnings);
 	r.add("problems", problems, verdict_text(problems, pending, warnings))
 	    .add_json("reboot_pending", opt_json(pending))

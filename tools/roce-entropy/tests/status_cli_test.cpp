@@ -309,6 +309,32 @@ TEST_F(StatusCli, RebootPendingAfterInstall)
 	EXPECT_NE(r.out.find("status: off\n"), std::string::npos) << r.out;
 }
 
+// Booted with the escape hatch, roce_entropy.stock=1: the distribution's
+// stack runs by the operator's choice.  Not ok, and not a pending reboot
+// either (a reboot with the same command line changes nothing), however
+// recently ours was installed.
+TEST_F(StatusCli, EscapeHatch)
+{
+	healthy();
+	write("/proc/cmdline", "BOOT_IMAGE=/vmlinuz ro quiet roce_entropy.stock=1\n");
+	auto r = status();
+	EXPECT_EQ(r.status, 1) << r.out;
+	EXPECT_NE(r.out.find("roce_entropy.stock=1 on the kernel command line loads the "
+	                     "distribution's RDMA modules instead of ours"),
+	          std::string::npos)
+	    << r.out;
+	fs::remove_all(root_ + "/sys/module/ib_core");
+	stock_loaded();
+	times(1'800'000'000, 1'800'000'600); // installed after the boot
+	r = status();
+	EXPECT_EQ(r.status, 1) << r.out;
+	EXPECT_EQ(nlohmann::json::parse(status({"--json"}).out)["reboot_pending"], nullptr);
+	EXPECT_EQ(r.out.find("although ours is installed"), std::string::npos) << r.out;
+	// Another word that only looks like it is not the hatch.
+	write("/proc/cmdline", "ro roce_entropy.stock=0 xroce_entropy.stock=1\n");
+	EXPECT_EQ(status().status, 3);
+}
+
 // Rebooted into a 6.12 kernel without its headers (an update that brought
 // the image only): the distribution's modules run and the opt-in is
 // ignored.  That is off, not ok.  Without the dkms package, it is nobody's

@@ -138,6 +138,16 @@ TEST(Status, FrameworkCertificate)
 	EXPECT_EQ(framework_certificate("mok_certificate=\n"), std::nullopt);
 }
 
+TEST(Status, CmdlineStockHatch)
+{
+	EXPECT_TRUE(cmdline_stock_hatch("roce_entropy.stock=1"));
+	EXPECT_TRUE(cmdline_stock_hatch("ro quiet\troce_entropy.stock=1 splash\n"));
+	EXPECT_FALSE(cmdline_stock_hatch(""));
+	EXPECT_FALSE(cmdline_stock_hatch("roce_entropy.stock=0"));
+	EXPECT_FALSE(cmdline_stock_hatch("roce_entropy.stock=10 ib_core.roce_entropy.stock=1"));
+	EXPECT_FALSE(cmdline_stock_hatch("roce_entropy.stock"));
+}
+
 TEST(Status, ModprobeOptIn)
 {
 	EXPECT_EQ(modprobe_opt_in(""), std::nullopt);

@@ -5,7 +5,9 @@
 # - the RDMA modules are ours, as DKMS installed them (updates/dkms, built
 #   out of tree, vermagic of this kernel, ib_core with the knob and the
 #   policy of the opt-in line in /etc/modprobe.d, when there), or with
-#   RTE_DIST_EXPECT=distribution, after apt purge, the kernel's own;
+#   RTE_DIST_EXPECT=distribution, after apt purge, the kernel's own; with
+#   RTE_DIST_EXPECT=hatch, booted with roce_entropy.stock=1 (the escape
+#   hatch), ours installed and the kernel's own loaded;
 # - roce-entropy status, with the Debian root's records, finds all well;
 # - every module of this kernel that depends on one we replace loads beside
 #   ours (modprobe), and the kernel log has no "disagrees about version of
@@ -42,6 +44,18 @@ is_distributions() {
 	esac
 	[ ! -d "/sys/module/$1" ] || ! grep -q O "/sys/module/$1/taint" ||
 		{ echo "  $1 is loaded and out of tree"; return 1; }
+}
+
+# hatch_loaded M: ours is M's file (updates/dkms), and the loaded M is the
+# kernel's own (the escape hatch's modprobe-stock loaded it).  M is loaded
+# first if it is not.
+hatch_loaded() {
+	case $(file_of "$1") in
+	"$MODS/updates/dkms/"*) ;;
+	*) echo "  $1: modprobe takes $(file_of "$1"), not ours"; return 1 ;;
+	esac
+	modprobe "$1" || { echo "  $1 did not load"; return 1; }
+	! grep -q O "/sys/module/$1/taint" || { echo "  $1 is loaded and out of tree"; return 1; }
 }
 
 # vermagic M: M was built for this very kernel.
@@ -88,6 +102,9 @@ for m in $REPLACED; do
 	if [ "$EXPECT" = ours ]; then
 		check "$m: ours, from DKMS's updates/dkms" is_ours "$m"
 		check "$m: built for Linux $REL (vermagic)" vermagic "$m"
+	elif [ "$EXPECT" = hatch ]; then
+		check "$m: ours installed, the distribution's loaded (roce_entropy.stock=1)" \
+			hatch_loaded "$m"
 	else
 		check "$m: the distribution's own" is_distributions "$m"
 	fi

@@ -7,7 +7,9 @@
 # loaded by the initramfs, before this VM's init ran, and it is ours, the
 # build DKMS installed, with the opt-in line's policy, which the initramfs
 # carries from /etc/modprobe.d.  RTE_INITRD_EXPECT=distribution: after apt
-# purge, the kernel's own.
+# purge, the kernel's own; RTE_INITRD_EXPECT=hatch: booted with
+# roce_entropy.stock=1, the kernel's own, which the initramfs carries
+# beside ours for the escape hatch.
 . "$rte_repo/tools/testing/lib.sh"
 
 EXPECT=${RTE_INITRD_EXPECT:-ours}
@@ -51,6 +53,11 @@ if [ "$EXPECT" = ours ]; then
 	want=$(sed -n 's/^options ib_core roce_entropy=//p' /etc/modprobe.d/roce-entropy.conf)
 	check "it started from the opt-in line's policy (${want:-none})" \
 		eval '[ -n "$want" ] && [ "$(cat /sys/module/ib_core/parameters/roce_entropy)" = "$want" ]'
+elif [ "$EXPECT" = hatch ]; then
+	check "that ib_core is the distribution's although ours is installed (roce_entropy.stock=1)" \
+		eval '! grep -q O /sys/module/ib_core/taint && loaded_from kernel/drivers/infiniband/core &&
+			[[ $(modinfo -F filename ib_core) == $MODS/updates/dkms/* ]]'
+	check "it has no roce_entropy parameter" test ! -e /sys/module/ib_core/parameters/roce_entropy
 else
 	check "that ib_core is the distribution's: in tree, the kernel's own" \
 		eval '! grep -q O /sys/module/ib_core/taint && loaded_from kernel/drivers/infiniband/core'

@@ -44,22 +44,29 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$rte_out"
 mount -t tmpfs tmpfs /var/tmp 2>/dev/null
 # The root is the host's, read-only.  A host that never had a kernel
 # package has no /usr/lib/modules to mount a module tree on (the dist
-# runs, consumers.sh): an overlay of /usr/lib, its changes in the guest's
-# memory, gives it an empty one.  Without the overlay module, the runs
-# that need the tree say what is missing.
-if [ ! -d /usr/lib/modules ]; then
+# runs, consumers.sh), and the host has none of the package's own
+# directories of /usr/lib that a dist run mounts from its root: an overlay
+# of /usr/lib, its changes in the guest's memory, gives it them, empty.
+# Without the overlay module, the runs that need the tree say what is
+# missing.
+if [ ! -d /usr/lib/modules ] || [ -n "${rte_distroot:-}" ]; then
 	modprobe -d "${rte_distroot:-$rte_modroot}" overlay &&
 		mkdir -p /run/usr-lib/upper /run/usr-lib/work &&
 		mount -t overlay overlay \
 			-o lowerdir=/usr/lib,upperdir=/run/usr-lib/upper,workdir=/run/usr-lib/work /usr/lib &&
-		mkdir /usr/lib/modules ||
+		mkdir -p /usr/lib/modules /usr/lib/modprobe.d /usr/lib/roce-entropy ||
 		echo "init: no /usr/lib/modules, and no overlay to make one on" >&2
 fi
 # The distribution's kernel of a Debian root of its own (run.sh VM_ROOT=):
-# that root's modules and modprobe configuration, as its kernel would see
-# them booted there.
+# that root's modules and modprobe configuration (the package's escape
+# hatch, /usr/lib/modprobe.d and /usr/lib/roce-entropy, among it), as its
+# kernel would see them booted there.
 if [ -n "${rte_distroot:-}" ]; then
 	mount --bind "$rte_distroot/usr/lib/modules" /usr/lib/modules
+	for d in modprobe.d roce-entropy; do
+		[ ! -d "$rte_distroot/usr/lib/$d" ] ||
+			mount --bind "$rte_distroot/usr/lib/$d" "/usr/lib/$d"
+	done
 	mount --bind "$rte_distroot/etc/modprobe.d" /etc/modprobe.d
 	# RTE_DIST_OPTIN=0: that modprobe.d without the package's opt-in line,
 	# so that DKMS's modules load at their default, as the tests written

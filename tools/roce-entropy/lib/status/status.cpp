@@ -266,8 +266,8 @@ std::optional<long long> read_boot_time(const fs::path &root)
 bool installed_since_boot(const HostStatus &s, const KernelStatus &k)
 {
 	return k.running && k.record && k.record->state == "installed" && k.installed &&
-	       s.ib_core.loaded && !s.ib_core.ours && s.boot_time && k.installed_at &&
-	       *k.installed_at > *s.boot_time;
+	       s.ib_core.loaded && !s.ib_core.ours && !s.stock_hatch && s.boot_time &&
+	       k.installed_at && *k.installed_at > *s.boot_time;
 }
 
 SecureBootStatus read_secure_boot(const fs::path &root)
@@ -387,6 +387,7 @@ HostStatus read_host_status(const std::string &root)
 	s.package = present(at(r, kDkmsTool));
 	s.opt_in = read_opt_in(r);
 	s.boot_time = read_boot_time(r);
+	s.stock_hatch = cmdline_stock_hatch(read_bytes(at(r, "/proc/cmdline")).value_or(""));
 	return s;
 }
 
@@ -408,6 +409,16 @@ std::optional<std::string> framework_certificate(std::string_view text)
 			cert = std::string(l);
 	}
 	return cert;
+}
+
+bool cmdline_stock_hatch(std::string_view text)
+{
+	std::istringstream in{std::string(text)};
+
+	for (std::string word; in >> word;)
+		if (word == "roce_entropy.stock=1")
+			return true;
+	return false;
 }
 
 std::optional<std::string> modprobe_opt_in(std::string_view text)
@@ -435,8 +446,14 @@ std::vector<std::string> status_problems(const HostStatus &s)
 	for (const auto &k : s.kernels) {
 		const auto &rec = k.record;
 		ours_anywhere = ours_anywhere || k.installed || rec;
-		if (k.running && rec && rec->state == "installed" && s.ib_core.loaded &&
-		    !s.ib_core.ours && !installed_since_boot(s, k))
+		// The escape hatch: the operator chose the distribution's stack.
+		if (k.running && k.installed && s.stock_hatch)
+			out.push_back(
+			    k.release + " (running): roce_entropy.stock=1 on the kernel " +
+			    "command line loads the distribution's RDMA modules instead of " +
+			    "ours (the escape hatch): remove it and reboot for ours");
+		else if (k.running && rec && rec->state == "installed" && s.ib_core.loaded &&
+		         !s.ib_core.ours && !installed_since_boot(s, k))
 			out.push_back(k.release +
 			              " (running): the loaded ib_core is the stock one, " +
 			              "although ours is installed for it");

@@ -95,7 +95,13 @@ struct HostStatus {
 	bool package = false;               // /usr/sbin/roce-entropy-dkms
 	std::optional<std::string> opt_in;  // roce_entropy= of "options ib_core" (modprobe.d)
 	std::optional<long long> boot_time; // btime of /proc/stat
+	bool stock_hatch = false;           // roce_entropy.stock=1 in /proc/cmdline
 };
+
+// Whether a kernel command line TEXT (/proc/cmdline) holds the escape
+// hatch, the word roce_entropy.stock=1: modprobe then loads the
+// distribution's RDMA modules instead of ours (modprobe-stock).
+bool cmdline_stock_hatch(std::string_view text);
 
 // The value of mok_certificate= in a DKMS framework.conf's TEXT (shell
 // assignments; quotes taken off), if it sets one.
