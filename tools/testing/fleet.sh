@@ -240,6 +240,22 @@ one_line() {
 		{ echo "$lines" | sed 's/^/# said: /'; return 1; }
 }
 
+# source_deb ROOT VERSION TARBALL: a stand-in linux-source-6.12 of
+# VERSION holding TARBALL (the real one moved aside, or an empty one), as
+# /root/linux-source.deb in ROOT, for apt to install.
+source_deb() {
+	local d=$FLEET/source-deb
+
+	rm -rf "$d"
+	mkdir -p "$d/DEBIAN" "$d/usr/src"
+	printf 'Package: linux-source-6.12\nVersion: %s\nArchitecture: all\nMaintainer: fleet.sh <root@localhost>\nDescription: stand-in of linux-source-6.12\n' \
+		"$2" > "$d/DEBIAN/control"
+	ln "$3" "$d/usr/src/linux-source-6.12.tar.xz" 2> /dev/null ||
+		cp "$3" "$d/usr/src/linux-source-6.12.tar.xz"
+	dpkg-deb -Znone -b "$d" "$1/root/linux-source.deb" > /dev/null
+	rm -rf "$d"
+}
+
 # ktap_init: KTAP's helpers, and the release of the root's kernel.
 ktap_init() {
 	ksrc_init rdma
@@ -401,7 +417,7 @@ mokutil_stub() {
 }
 
 updates() {
-	local debs=$1 r v old oldv rel61 rc symvers d
+	local debs=$1 r v old oldv rel61 rc symvers d srcver
 
 	log=$LOGDIR/fleet-updates.log
 	[ -d "$FLEET/a/upper" ] || die "fleet.sh install first"
@@ -415,7 +431,7 @@ updates() {
 	ln -sf /bin/true "$r/usr/sbin/update-initramfs"
 	read -r old oldv < <(older_abi)
 	ktap_print_header
-	ktap_set_plan 53
+	ktap_set_plan 57
 
 	# Debian 12's own kernel: its headers pull its image and its DKMS hooks.
 	check "apt install linux-headers-amd64 (Debian 12's 6.1) succeeds" \
@@ -559,6 +575,48 @@ updates() {
 		initrd_has "$r" "$DIST_REL" updates/dkms
 	check "root on RDMA: the hook said it updated the initramfs" \
 		grep -q "^roce-entropy: updated /boot/initrd.img-$DIST_REL" "$log"
+
+	# linux-source-6.12 arriving later in the same upgrade: a kernel refused
+	# for want of its source (linux-source-6.12 of another version
+	# installed, the archive out of reach) is built when the source of its
+	# version is unpacked: the package's file trigger retries it.
+	srcver=$(inroot "$r" dpkg-query -W -f '${Version}' linux-source-6.12)
+	mv "$r/usr/src/linux-source-6.12.tar.xz" "$FLEET/source.tar.xz"
+	: | xz > "$FLEET/empty.tar.xz"
+	printf '#!/bin/sh\necho "E: Failed to fetch (stub)" >&2\nexit 100\n' > "$r/usr/local/bin/apt-get.stub"
+	chmod 755 "$r/usr/local/bin/apt-get.stub"
+	source_deb "$r" 0~other "$FLEET/empty.tar.xz"
+	apt_in "$r" "$log" install --allow-downgrades ./root/linux-source.deb
+	logged inroot "$r" dkms remove -m "$NAME" -v "$v" -k "$DIST_REL"
+	mv "$r/usr/local/bin/apt-get.stub" "$r/usr/local/bin/apt-get"
+	logged inroot "$r" roce-entropy-dkms install "$DIST_REL"
+	mv "$r/usr/local/bin/apt-get" "$r/usr/local/bin/apt-get.stub"
+	check "linux-source-6.12 of another version, the archive out of reach: refused" \
+		eval "[ '$(record "$r" "$DIST_REL" state)' = refused ] &&
+			grep -qF 'apt install linux-source-6.12=$srcver' '$r/var/lib/roce-entropy/$DIST_REL'"
+	source_deb "$r" "$srcver" "$FLEET/source.tar.xz"
+	apt_in "$r" "$log" install ./root/linux-source.deb
+	check "linux-source-6.12 $srcver installed later: its trigger built and installed ours" \
+		eval "said '$log' 'roce-entropy: installed for Linux $DIST_REL' &&
+			[ '$(record "$r" "$DIST_REL" state)' = installed ] &&
+			[ '$(record "$r" "$DIST_REL" source)' = '$DIST_VER' ]"
+	check "every package is configured after the trigger" configured "$r"
+	# The tarball deleted after it was unpacked in /usr/src: the tree is the
+	# source, nothing is downloaded (the archive still out of reach).
+	logged inroot "$r" dkms remove -m "$NAME" -v "$v" -k "$DIST_REL"
+	mv "$r/usr/src/linux-source-6.12.tar.xz" "$FLEET/source.tar.xz"
+	# shellcheck disable=SC2046 # a list of paths
+	tar -C "$r/usr/src" -xf "$FLEET/source.tar.xz" \
+		$(for d in Makefile $TREE_DIRS $KTAP_HELPERS; do echo "linux-source-6.12/$d"; done)
+	mv "$r/usr/local/bin/apt-get.stub" "$r/usr/local/bin/apt-get"
+	logged inroot "$r" roce-entropy-dkms install "$DIST_REL"
+	rm -f "$r/usr/local/bin/apt-get"
+	check "the tarball deleted, its tree in /usr/src: built from the tree, nothing downloaded" \
+		eval "[ '$(record "$r" "$DIST_REL" state)' = installed ] &&
+			! ls '$r'/var/cache/roce-entropy/linux-source-*.tar.xz > /dev/null 2>&1"
+	rm -rf "$r/usr/src/linux-source-6.12"
+	mv "$FLEET/source.tar.xz" "$r/usr/src/linux-source-6.12.tar.xz"
+	rm -f "$FLEET/empty.tar.xz" "$r/root/linux-source.deb"
 
 	# A kernel whose kABI is not the one ours keep: one CRC of ib_core's in
 	# its Module.symvers changed, as a stable update that touched a
