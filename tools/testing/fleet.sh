@@ -174,6 +174,23 @@ initrd_has() {
 	return 1
 }
 
+# record_build_id ROOT REL: the record of Linux REL names the build ID of
+# the ib_core in updates/dkms.
+record_build_id() {
+	local f want t
+
+	f=$(ls "$1/lib/modules/$2/updates/dkms/"ib_core.ko* | head -n 1)
+	t=$(mktemp)
+	case $f in
+	*.xz) xz -dc "$f" ;;
+	*) cat "$f" ;;
+	esac > "$t"
+	want=$(readelf -n "$t" | sed -n 's/^ *Build ID: //p')
+	rm -f "$t"
+	echo "# $f: build ID ${want:-none}; the record: $(record "$1" "$2" build_id)"
+	[ -n "$want" ] && [ "$(record "$1" "$2" build_id)" = "$want" ]
+}
+
 # hatch_conf ROOT: the escape hatch's modprobe.d in ROOT sends each module
 # we replace, and only those, through modprobe-stock with modprobe's
 # options.
@@ -256,6 +273,32 @@ source_deb() {
 	rm -rf "$d"
 }
 
+# next_debs DEBS V NV OUT [FAIL]: the two packages of DEBS (version V)
+# as version NV in OUT, as a later upload would be; FAIL: its preinst
+# fails on upgrade (the test of an upgrade that stops on the way).
+next_debs() {
+	local debs=$1 v=$2 nv=$3 out=$4 fail=${5:-} d p
+
+	rm -rf "$out"
+	mkdir -p "$out"
+	for p in roce-entropy-dkms roce-entropy-tools; do
+		d=$out/$p
+		dpkg-deb -R "$debs/${p}_${v}_"*.deb "$d"
+		sed -i "s/^Version: .*/Version: $nv/; s/(<< $v)/(<< $nv)/; s/(>> $v)/(>> $nv)/" "$d/DEBIAN/control"
+		rm -f "$d/DEBIAN/md5sums"
+		if [ $p = roce-entropy-dkms ]; then
+			mv "$d/usr/src/$NAME-$v" "$d/usr/src/$NAME-$nv"
+			sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$nv\"/" "$d/usr/src/$NAME-$nv/dkms.conf"
+			sed -i "s/^VERSION=.*/VERSION=$nv/" "$d/usr/sbin/roce-entropy-dkms"
+			[ -z "$fail" ] ||
+				sed -i '2i [ "$1" != upgrade ] || { echo "preinst: failing on purpose (fleet.sh)" >&2; exit 1; }' \
+					"$d/DEBIAN/preinst"
+		fi
+		dpkg-deb -Zxz -b "$d" "$out/" > /dev/null
+		rm -rf "$d"
+	done
+}
+
 # ktap_init: KTAP's helpers, and the release of the root's kernel.
 ktap_init() {
 	ksrc_init rdma
@@ -284,7 +327,7 @@ install_pkgs() {
 	v=$(dpkg-deb -f "$debs"/roce-entropy-dkms_*.deb Version)
 	tools=$(basename "$(ls "$debs"/roce-entropy-tools_*.deb)")
 	ktap_print_header
-	ktap_set_plan 23
+	ktap_set_plan 26
 	# Root on NVMe over RDMA or iSER: ib_core in the initramfs, and 9p for
 	# the root of the VM that boots it (tools/testing/tests/initramfs.sh);
 	# MODULES=list keeps each update-initramfs to those and what they need.
@@ -304,11 +347,18 @@ install_pkgs() {
 		apt_in "$r" "$log" install ./root/debs/roce-entropy-dkms_"$v"_all.deb "./root/debs/$tools"
 	check "root on RDMA: the upgrade's postinst updated the initramfs with $v's build" \
 		said "$log" "roce-entropy: updated /boot/initrd.img-$DIST_REL, which holds ib_core, with the modules now installed for Linux $DIST_REL"
-	check "the upgrade removed $pv from DKMS and built $v" \
+	check "the upgrade built $v, then removed $pv from DKMS (its dkms.conf kept by the preinst)" \
 		eval "[ \"\$(inroot '$r' dkms status -m $NAME | grep -c .)\" = 1 ] &&
-			inroot '$r' dkms status -m $NAME -v '$v' -k $DIST_REL | grep -q ': installed'"
+			inroot '$r' dkms status -m $NAME -v '$v' -k $DIST_REL | grep -q ': installed' &&
+			[ ! -e '$r/var/lib/dkms/$NAME/$pv' ] && [ -z \"\$(ls -A '$r/var/cache/roce-entropy/dkms' 2> /dev/null)\" ]"
 	check "the record: installed, from linux-source $DIST_VER, kABI held" \
 		test "$(record "$r" "$DIST_REL" state)/$(record "$r" "$DIST_REL" source)/$(record "$r" "$DIST_REL" kabi)/$(record "$r" "$DIST_REL" package)" = "installed/$DIST_VER/held/$v"
+	check "the record carries the installed ib_core's GNU build ID (the tools' stale-module check)" \
+		record_build_id "$r" "$DIST_REL"
+	check "the tools and the modules of other versions break each other (Breaks)" \
+		test "$(dpkg-deb -f "$debs/$tools" Breaks)" = "roce-entropy-dkms (<< $v), roce-entropy-dkms (>> $v)"
+	check "debian/NEWS is installed (NEWS.Debian, for apt-listchanges)" \
+		test -f "$r/usr/share/doc/roce-entropy-dkms/NEWS.Debian.gz"
 	check "modprobe takes ours for Linux $DIST_REL (updates/dkms)" takes "$r" "$DIST_REL" updates/dkms
 	check "the kABI gate ran in DKMS's build and passed" \
 		eval "grep -h '^ok .*keep their CRCs' '$r'/var/lib/dkms/$NAME/'$v'/$DIST_REL/*/log/make.log | grep -q ib_core &&
@@ -431,7 +481,7 @@ updates() {
 	ln -sf /bin/true "$r/usr/sbin/update-initramfs"
 	read -r old oldv < <(older_abi)
 	ktap_print_header
-	ktap_set_plan 57
+	ktap_set_plan 63
 
 	# Debian 12's own kernel: its headers pull its image and its DKMS hooks.
 	check "apt install linux-headers-amd64 (Debian 12's 6.1) succeeds" \
@@ -633,6 +683,39 @@ updates() {
 			grep -q 'kABI differs' '$r/var/lib/roce-entropy/$DIST_REL'"
 	check "a kernel whose kABI differs from ours: the distribution's modules stay" \
 		takes "$r" "$DIST_REL" kernel
+
+	# Upgrades that stop on the way keep ours.  One whose preinst fails:
+	# dpkg runs the old postinst's abort-upgrade, the old version stays
+	# configured and its modules installed (the prerm no longer removes
+	# them on upgrade).
+	next_debs "$debs" "$v" "$v+next" "$FLEET/next" fail
+	cp "$FLEET"/next/*.deb "$r/root/"
+	apt_in "$r" "$log" install "./root/roce-entropy-dkms_${v}+next_all.deb" \
+		"./root/$(basename "$(ls "$FLEET"/next/roce-entropy-tools_*.deb)")"
+	rc=$?
+	check "an upgrade whose preinst fails: apt fails, and $v stays installed" \
+		eval "[ $rc != 0 ] && [ \"\$(inroot '$r' dpkg-query -W -f '\${Version} \${db:Status-Status}' roce-entropy-dkms)\" = '$v installed' ]"
+	check "... its modules still installed for Linux $DIST_REL, and modprobe takes them" \
+		eval "inroot '$r' dkms status -m $NAME -v '$v' -k $DIST_REL | grep -q ': installed' &&
+			takes '$r' '$DIST_REL' updates/dkms"
+	check "... and dpkg --audit is clean" configured "$r"
+	# One that cannot build for a kernel (Secure Boot on, the key not
+	# enrolled: refused before any build): every kernel keeps $v, and says so.
+	next_debs "$debs" "$v" "$v+next" "$FLEET/next"
+	cp "$FLEET"/next/*.deb "$r/root/"
+	mokutil_stub "$r"
+	apt_in "$r" "$log" install "./root/roce-entropy-dkms_${v}+next_all.deb" \
+		"./root/$(basename "$(ls "$FLEET"/next/roce-entropy-tools_*.deb)")"
+	rm -f "$r/usr/local/bin/mokutil"
+	check "an upgrade refused for Linux $DIST_REL: it says ours of $v stays" \
+		said "$log" "roce-entropy: not installed for Linux $DIST_REL: Secure Boot is on"
+	check "... ours of $v stays installed there (its dkms.conf kept), modprobe takes it" \
+		eval "said '$log' 'ours of $v stays' &&
+			inroot '$r' dkms status -m $NAME -v '$v' -k $DIST_REL | grep -q ': installed' &&
+			test -f '$r/var/lib/dkms/$NAME/$v/source/dkms.conf' && takes '$r' '$DIST_REL' updates/dkms"
+	check "every package is configured after it" configured "$r"
+	rm -f "$r"/root/roce-entropy-*+next*.deb
+	rm -rf "$FLEET/next"
 
 	# MLNX_OFED: a stand-in package of its name, then its ib_core without a
 	# package (as NVIDIA's install script may leave it).  The initramfs

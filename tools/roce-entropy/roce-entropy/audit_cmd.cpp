@@ -129,6 +129,8 @@ int audit_cmd(const AuditArgs &args, std::ostream &out)
 	std::vector<QpEntry> qps;
 	std::string cm_id_text, cm_id_what;
 	AuditResult res;
+	if (args.qp_file.empty())
+		refuse_stale_modules("/");
 	try {
 		if (args.qp_file.empty()) {
 			cm_id_what = args.rdma + " -j res show cm_id";

@@ -58,6 +58,12 @@ struct AuditArgs {
 };
 int audit_cmd(const AuditArgs &args, std::ostream &out);
 
+// Throws UsageError when the RDMA modules loaded on the host under ROOT
+// are ours but not the build installed since (stale_modules()): the
+// commands that talk to them over rdma netlink (policy, qp, audit without
+// saved dumps) refuse rather than misread them; a reboot fixes it.
+void refuse_stale_modules(const std::string &root);
+
 struct StatusArgs {
 	std::string root = "/"; // every path read is under it
 	bool json = false;

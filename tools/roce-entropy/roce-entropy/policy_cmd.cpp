@@ -203,6 +203,7 @@ int sys_setting(const PolicyArgs &args, bool repath, std::ostream &out)
 
 int policy_cmd(const PolicyArgs &args, std::ostream &out)
 {
+	refuse_stale_modules("/");
 	if (args.action == "set")
 		return set(args, out);
 	if (args.action == "default" || args.action == "repath")

@@ -124,6 +124,7 @@ std::vector<QpEntry> live_qps()
 
 int qp_cmd(const QpArgs &args, std::ostream &out)
 {
+	refuse_stale_modules("/");
 	const auto qps = live_qps();
 	if (args.json) {
 		json all = json::array();

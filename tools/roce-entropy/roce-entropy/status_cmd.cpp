@@ -192,6 +192,13 @@ std::string verdict_text(const std::vector<std::string> &problems,
 
 } // namespace
 
+void refuse_stale_modules(const std::string &root)
+{
+	if (const auto why = stale_modules_at(root))
+		throw UsageError(*why + "; until then these tools (" + std::string(version()) +
+		                 ") may not read the loaded modules' rdma netlink right");
+}
+
 int status_cmd(const StatusArgs &args, std::ostream &out)
 {
 	std::error_code ec;

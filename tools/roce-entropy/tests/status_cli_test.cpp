@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include "args/args.h"
 #include "cli_run.h"
+#include "commands.h"
 
 namespace roce
 {
@@ -307,6 +309,49 @@ TEST_F(StatusCli, RebootPendingAfterInstall)
 	r = status();
 	EXPECT_EQ(r.status, 1) << r.out;
 	EXPECT_NE(r.out.find("status: off\n"), std::string::npos) << r.out;
+}
+
+// The loaded ib_core's build ID note, as the kernel shows it: namesz 4,
+// descsz 4, type 3 (host order), "GNU", the ID.
+std::string build_id_note(const std::string &id4)
+{
+	return "\x04\x00\x00\x00\x04\x00\x00\x00\x03\x00\x00\x00GNU\0"s + id4;
+}
+
+// Ours loaded, another build installed since the boot (an upgrade): a
+// reboot pending (exit 3), and the commands that read the loaded modules
+// over netlink refuse.  The same build, or a record or module without a
+// build ID (an older package, the stock module): nothing to say.
+TEST_F(StatusCli, StaleModules)
+{
+	healthy();
+	write("/sys/module/ib_core/notes/.note.gnu.build-id", build_id_note("\x12\x34\xab\xcd"));
+	record(kRunning, kRecord + "build_id=1234abcd\n");
+	EXPECT_EQ(status().status, 0) << status().out;
+	EXPECT_NO_THROW(refuse_stale_modules(root_));
+
+	record(kRunning, kRecord + "build_id=1234abce\n");
+	auto r = status();
+	EXPECT_EQ(r.status, 3) << r.out;
+	EXPECT_NE(r.out.find("the loaded RDMA modules are ours, but not the build installed "
+	                     "for it since (package 0.2.0+git20261126.1.gabcdef0): reboot"),
+	          std::string::npos)
+	    << r.out;
+	try {
+		refuse_stale_modules(root_);
+		ADD_FAILURE() << "no refusal";
+	} catch (const UsageError &e) {
+		EXPECT_NE(std::string(e.what()).find("reboot"), std::string::npos) << e.what();
+		EXPECT_NE(std::string(e.what()).find(version()), std::string::npos) << e.what();
+	}
+
+	record(kRunning, kRecord); // a record of a package before build IDs
+	EXPECT_EQ(status().status, 0);
+	EXPECT_NO_THROW(refuse_stale_modules(root_));
+	record(kRunning, kRecord + "build_id=1234abce\n");
+	fs::remove(root_ + "/sys/module/ib_core/notes/.note.gnu.build-id");
+	EXPECT_EQ(status().status, 0);
+	EXPECT_NO_THROW(refuse_stale_modules(root_));
 }
 
 // Booted with the escape hatch, roce_entropy.stock=1: the distribution's

@@ -4,6 +4,8 @@
 // described by hand (status_cli_test.cpp reads them from fake trees).
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,11 +81,11 @@ HostStatus healthy()
 {
 	HostStatus s;
 	s.running = "6.12.117+deb12-amd64";
-	s.ib_core = {true, true, "rfc", "off"};
+	s.ib_core = {true, true, "rfc", "off", std::nullopt};
 	KernelStatus k;
 	k.release = "6.12.117+deb12-amd64";
 	k.running = k.headers = k.installed = true;
-	k.record = BuildRecord{"installed", "6.12.117", "held", "0.2.0", ""};
+	k.record = BuildRecord{"installed", "6.12.117", "held", "0.2.0", "", ""};
 	s.kernels.push_back(k);
 	s.secure_boot = {true, true, true, KeyState::Enrolled, "", "/var/lib/dkms/mok.pub"};
 	return s;
@@ -109,9 +111,9 @@ TEST(Status, ProblemsOfHostsByHand)
 	s = healthy();
 	s.kernels[0].headers = false;
 	s.kernels[0].installed = false;
-	s.kernels[0].record = BuildRecord{"skipped", "", "", "0.2.0", "no headers"};
+	s.kernels[0].record = BuildRecord{"skipped", "", "", "0.2.0", "no headers", ""};
 	EXPECT_TRUE(status_problems(s).empty());
-	s.kernels[0].record = BuildRecord{"installed", "6.12.117", "held", "0.2.0", ""};
+	s.kernels[0].record = BuildRecord{"installed", "6.12.117", "held", "0.2.0", "", ""};
 	EXPECT_EQ(status_problems(s),
 	          std::vector<std::string>{"6.12.117+deb12-amd64: the build record says installed, "
 	                                   "but there is no ib_core.ko in "
@@ -136,6 +138,57 @@ TEST(Status, FrameworkCertificate)
 	EXPECT_EQ(framework_certificate("mok_certificate='/etc/c.der'\nmok_certificate=/etc/d.der"),
 	          "/etc/d.der"); // the last one, as the shell reads it
 	EXPECT_EQ(framework_certificate("mok_certificate=\n"), std::nullopt);
+}
+
+// An ELF note as the kernel shows /sys/module/M/notes/*: namesz, descsz,
+// type (host order), the name and the descriptor padded to 4 bytes.
+std::string elf_note(const std::string &name, const std::string &desc, std::uint32_t type)
+{
+	std::string n;
+	for (const std::uint32_t w : {static_cast<std::uint32_t>(name.size()),
+	                              static_cast<std::uint32_t>(desc.size()), type})
+		n.append(reinterpret_cast<const char *>(&w), sizeof(w));
+	n += name + std::string((4 - name.size() % 4) % 4, '\0');
+	n += desc + std::string((4 - desc.size() % 4) % 4, '\0');
+	return n;
+}
+
+TEST(Status, NoteBuildId)
+{
+	using namespace std::string_literals;
+	const std::string id = "\x02\xb6\xa8\x6d\xeb\x10\x2c\x16\x21\xb1"
+	                       "\x19\xaf\xe4\xd5\x05\x37\x82\xb7\x9c\xe1"s;
+	const std::string hex = "02b6a86deb102c1621b119afe4d5053782b79ce1";
+	const std::string gnu = "GNU\0"s;
+
+	EXPECT_EQ(note_build_id(elf_note(gnu, id, 3)), hex);
+	// after another note, of another type or name
+	EXPECT_EQ(note_build_id(elf_note(gnu, "abc", 1) + elf_note("Linux\0"s, id, 3) +
+	                        elf_note(gnu, id, 3)),
+	          hex);
+	EXPECT_EQ(note_build_id(elf_note(gnu, id, 1)), std::nullopt);
+	EXPECT_EQ(note_build_id(elf_note("GNUX"s, id, 3)), std::nullopt);
+	EXPECT_EQ(note_build_id(elf_note(gnu, "", 3)), std::nullopt);
+	EXPECT_EQ(note_build_id(""), std::nullopt);
+	// cut anywhere: nothing read past the end
+	const std::string whole = elf_note(gnu, id, 3);
+	for (std::size_t n = 0; n < whole.size(); n++)
+		EXPECT_EQ(note_build_id(whole.substr(0, n)), std::nullopt) << n;
+	// sizes that point past the end
+	std::string huge = whole;
+	huge[4] = '\xff';
+	huge[5] = '\xff';
+	EXPECT_EQ(note_build_id(huge), std::nullopt);
+	huge = whole;
+	huge[0] = '\xff';
+	huge[3] = '\xff';
+	EXPECT_EQ(note_build_id(huge), std::nullopt);
+}
+
+TEST(Status, BuildRecordBuildId)
+{
+	EXPECT_EQ(parse_build_record("state=installed\nbuild_id= 02b6a8 \n").build_id, "02b6a8");
+	EXPECT_EQ(parse_build_record("state=installed\n").build_id, "");
 }
 
 TEST(Status, CmdlineStockHatch)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -102,6 +103,8 @@ IbCoreStatus read_ib_core(const fs::path &root)
 	if (s.ours) {
 		s.roce_entropy = read_value(mod / "parameters/roce_entropy");
 		s.roce_repath = read_value(mod / "parameters/roce_repath");
+		if (const auto note = read_bytes(mod / "notes/.note.gnu.build-id"))
+			s.build_id = note_build_id(*note);
 	}
 	return s;
 }
@@ -333,6 +336,8 @@ BuildRecord parse_build_record(std::string_view text)
 			rec.package = std::move(value);
 		else if (key == "reason")
 			rec.reason = std::move(value);
+		else if (key == "build_id")
+			rec.build_id = std::move(value);
 	}
 	return rec;
 }
@@ -497,6 +502,66 @@ std::vector<std::string> status_warnings(const HostStatus &s)
 	        sb.key_path + ", then reboot)"};
 }
 
+std::optional<std::string> note_build_id(std::string_view bytes)
+{
+	// Elf_Nhdr: namesz, descsz, type (4 bytes each, host order), then the
+	// name and the descriptor, each padded to 4 bytes.
+	const auto word = [&](std::size_t at) {
+		std::uint32_t w;
+		std::memcpy(&w, bytes.data() + at, sizeof(w));
+		return std::size_t{w};
+	};
+	const auto pad = [](std::size_t n) { return (n + 3) & ~std::size_t{3}; };
+
+	for (std::size_t at = 0; bytes.size() >= 12 && at <= bytes.size() - 12;) {
+		const std::size_t namesz = word(at), descsz = word(at + 4), type = word(at + 8);
+		const std::size_t name = at + 12;
+		if (namesz > bytes.size() - name || pad(namesz) > bytes.size() - name)
+			return std::nullopt;
+		const std::size_t desc = name + pad(namesz);
+		if (descsz > bytes.size() - desc)
+			return std::nullopt;
+		if (type == 3 && bytes.substr(name, namesz) == std::string_view("GNU\0", 4) &&
+		    descsz) {
+			static const char hex[] = "0123456789abcdef";
+			std::string id;
+			for (const unsigned char c : bytes.substr(desc, descsz)) {
+				id += hex[c >> 4];
+				id += hex[c & 0xF];
+			}
+			return id;
+		}
+		if (pad(descsz) > bytes.size() - desc)
+			return std::nullopt;
+		at = desc + pad(descsz);
+	}
+	return std::nullopt;
+}
+
+std::optional<std::string> stale_modules(const HostStatus &s)
+{
+	for (const auto &k : s.kernels)
+		if (k.running && k.record && !k.record->build_id.empty() && s.ib_core.ours &&
+		    s.ib_core.build_id && *s.ib_core.build_id != k.record->build_id)
+			return k.release +
+			       " (running): the loaded RDMA modules are ours, but not " +
+			       "the build installed for it since (package " +
+			       (k.record->package.empty() ? "unknown" : k.record->package) +
+			       "): reboot (or unload the RDMA modules and load them again)";
+	return std::nullopt;
+}
+
+std::optional<std::string> stale_modules_at(const std::string &root)
+{
+	const fs::path r(root);
+	HostStatus s;
+
+	s.running = read_value(at(r, "/proc/sys/kernel/osrelease"));
+	s.ib_core = read_ib_core(r);
+	s.kernels = read_kernels(r, s.running);
+	return stale_modules(s);
+}
+
 std::optional<std::string> status_pending(const HostStatus &s)
 {
 	for (const auto &k : s.kernels)
@@ -506,7 +571,7 @@ std::optional<std::string> status_pending(const HostStatus &s)
 			       "distribution's ib_core was loaded: reboot (or unload the RDMA "
 			       "modules " +
 			       "and load them again)";
-	return std::nullopt;
+	return stale_modules(s);
 }
 
 } // namespace roce

@@ -17,11 +17,12 @@ namespace roce
 
 // /var/lib/roce-entropy/RELEASE: what the package's build did for a kernel.
 struct BuildRecord {
-	std::string state;   // installed, refused or skipped
-	std::string source;  // the upstream version of the sources built
-	std::string kabi;    // "held" when the kernel's kABI is the one built for
-	std::string package; // the package's version
-	std::string reason;  // why refused or skipped
+	std::string state;    // installed, refused or skipped
+	std::string source;   // the upstream version of the sources built
+	std::string kabi;     // "held" when the kernel's kABI is the one built for
+	std::string package;  // the package's version
+	std::string reason;   // why refused or skipped
+	std::string build_id; // the GNU build ID of the ib_core installed (hex)
 };
 
 // key=value lines; lines without '=' and unknown keys are ignored, and so
@@ -48,7 +49,14 @@ struct IbCoreStatus {
 	// The module parameters (when ours): the defaults, which every port
 	// not set on its own follows.
 	std::optional<std::string> roce_entropy, roce_repath;
+	// The GNU build ID of the loaded module (hex), from its notes.
+	std::optional<std::string> build_id;
 };
+
+// The build ID (hex) in the bytes of an ELF note section as the kernel
+// shows it (/sys/module/M/notes/.note.gnu.build-id): the first note of
+// type 3 (NT_GNU_BUILD_ID) and name "GNU".
+std::optional<std::string> note_build_id(std::string_view bytes);
 
 // A RoCE (Ethernet) port of an RDMA device.
 struct PortStatus {
@@ -126,8 +134,19 @@ std::vector<std::string> status_problems(const HostStatus &s);
 std::vector<std::string> status_warnings(const HostStatus &s);
 
 // Why ours will run after a reboot and does not now (installed for the
-// running kernel after it booted, while the stock ib_core was loaded), if
+// running kernel after it booted, while the stock ib_core was loaded; or
+// ours loaded, but not the build installed since, stale_modules()), if
 // so.
 std::optional<std::string> status_pending(const HostStatus &s);
+
+// Ours loaded, but another build installed for the running kernel since
+// the boot (the package upgraded): the loaded modules' rdma netlink may
+// not be the tools' own, and a reboot makes them one.  The record's build
+// ID against the loaded ib_core's; nothing when either is unknown.
+std::optional<std::string> stale_modules(const HostStatus &s);
+
+// stale_modules() of the host under ROOT, for the commands that talk to
+// the loaded modules over netlink.
+std::optional<std::string> stale_modules_at(const std::string &root);
 
 } // namespace roce
