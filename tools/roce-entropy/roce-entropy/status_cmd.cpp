@@ -58,7 +58,8 @@ void add_ib_core(Record &r, const IbCoreStatus &m)
 	const json j = {{"loaded", m.loaded},
 	                {"ours", m.ours},
 	                {"roce_entropy", opt_json(m.roce_entropy)},
-	                {"roce_repath", opt_json(m.roce_repath)}};
+	                {"roce_repath", opt_json(m.roce_repath)},
+	                {"build_id", opt_json(m.build_id)}};
 	r.add("ib_core", j, section("ib_core", {ib_core_text(m)}));
 }
 
@@ -92,11 +93,8 @@ json build_record_json(const std::optional<BuildRecord> &rec)
 {
 	if (!rec)
 		return nullptr;
-	return {{"state", rec->state},
-	        {"source", rec->source},
-	        {"kabi", rec->kabi},
-	        {"package", rec->package},
-	        {"reason", rec->reason}};
+	return {{"state", rec->state},     {"source", rec->source}, {"kabi", rec->kabi},
+	        {"package", rec->package}, {"reason", rec->reason}, {"build_id", rec->build_id}};
 }
 
 std::string or_dash(const std::string &s)

@@ -216,7 +216,7 @@ TEST_F(StatusCli, HealthyHostJson)
 	const auto j = nlohmann::json::parse(r.out);
 	EXPECT_EQ(j["running"], kRunning);
 	EXPECT_EQ(j["ib_core"], nlohmann::json::parse(R"({"loaded": true, "ours": true,
-		"roce_entropy": "mix", "roce_repath": "off"})"));
+		"roce_entropy": "mix", "roce_repath": "off", "build_id": null})"));
 	ASSERT_EQ(j["ports"].size(), 2u);
 	EXPECT_EQ(j["ports"][0], nlohmann::json::parse(R"({"dev": "mlx5_0", "port": 1,
 		"policy": "mix", "repath": "on"})"));
@@ -230,7 +230,7 @@ TEST_F(StatusCli, HealthyHostJson)
 	EXPECT_EQ(k["installed"], true);
 	EXPECT_EQ(k["record"], nlohmann::json::parse(R"({"state": "installed",
 		"source": "6.12.117", "kabi": "held",
-		"package": "0.2.0+git20261126.1.gabcdef0", "reason": ""})"));
+		"package": "0.2.0+git20261126.1.gabcdef0", "reason": "", "build_id": ""})"));
 	EXPECT_EQ(j["secure_boot"], nlohmann::json::parse(R"({"efi": true, "enabled": true,
 		"key": "enrolled", "key_path": "/var/lib/dkms/mok.pub"})"));
 	EXPECT_EQ(j["opt_in"], nullptr);
@@ -328,6 +328,9 @@ TEST_F(StatusCli, StaleModules)
 	write("/sys/module/ib_core/notes/.note.gnu.build-id", build_id_note("\x12\x34\xab\xcd"));
 	record(kRunning, kRecord + "build_id=1234abcd\n");
 	EXPECT_EQ(status().status, 0) << status().out;
+	const auto j = nlohmann::json::parse(status({"--json"}).out);
+	EXPECT_EQ(j["ib_core"]["build_id"], "1234abcd");
+	EXPECT_EQ(j["kernels"][0]["record"]["build_id"], "1234abcd");
 	EXPECT_NO_THROW(refuse_stale_modules(root_));
 
 	record(kRunning, kRecord + "build_id=1234abce\n");

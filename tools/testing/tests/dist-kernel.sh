@@ -154,6 +154,8 @@ status_says() {
 if [ "$EXPECT" = ours ] && [ -n "${rte_distroot:-}" ] && [ -f $CONF ]; then
 	check "roce-entropy status: ok, ib_core ours, rxea/1 at $want, Linux $REL installed" \
 		status_says ".ok and .ib_core.ours and
+			(.ib_core.build_id | length == 40) and
+			(.kernels[] | select(.release == \"$REL\") | .record.build_id) == .ib_core.build_id and
 			(.ports[] | select(.dev == \"rxea\" and .port == 1) | .policy == \"$want\") and
 			(.kernels[] | select(.release == \"$REL\") | .installed and .record.state == \"installed\")"
 fi
