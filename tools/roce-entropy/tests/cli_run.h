@@ -17,26 +17,29 @@ struct CliRun {
 	std::string out, err;
 };
 
-// roce-entropy ARGS...
-inline CliRun run_roce_entropy(const std::vector<std::string> &args)
+// PROG ARGS... through CLI, the command line's entry point (run_cli(),
+// run_lab_cli()).
+template <typename Cli>
+CliRun run_entry(const char *prog, Cli cli, const std::vector<std::string> &args)
 {
-	std::vector<const char *> argv{"roce-entropy"};
+	std::vector<const char *> argv{prog};
 	for (const auto &a : args)
 		argv.push_back(a.c_str());
 	std::ostringstream out, err;
-	const int status = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+	const int status = cli(static_cast<int>(argv.size()), argv.data(), out, err);
 	return {status, out.str(), err.str()};
+}
+
+// roce-entropy ARGS...
+inline CliRun run_roce_entropy(const std::vector<std::string> &args)
+{
+	return run_entry("roce-entropy", run_cli, args);
 }
 
 // roce-lab ARGS...
 inline CliRun run_roce_lab(const std::vector<std::string> &args)
 {
-	std::vector<const char *> argv{"roce-lab"};
-	for (const auto &a : args)
-		argv.push_back(a.c_str());
-	std::ostringstream out, err;
-	const int status = run_lab_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-	return {status, out.str(), err.str()};
+	return run_entry("roce-lab", run_lab_cli, args);
 }
 
 // roce-entropy pcap ARGS...
