@@ -59,9 +59,10 @@ struct AuditArgs {
 int audit_cmd(const AuditArgs &args, std::ostream &out);
 
 // Throws UsageError when the RDMA modules loaded on the host under ROOT
-// are ours but not the build installed since (stale_modules()): the
-// commands that talk to them over rdma netlink (policy, qp, audit without
-// saved dumps) refuse rather than misread them; a reboot fixes it.
+// are ours but not the build of these tools' package version
+// (mismatched_modules_at()): the commands that talk to them over rdma
+// netlink (policy, qp, audit without saved dumps) refuse rather than
+// misread them.
 void refuse_stale_modules(const std::string &root);
 
 struct StatusArgs {

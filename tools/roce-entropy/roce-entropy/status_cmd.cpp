@@ -192,7 +192,7 @@ std::string verdict_text(const std::vector<std::string> &problems,
 
 void refuse_stale_modules(const std::string &root)
 {
-	if (const auto why = stale_modules_at(root))
+	if (const auto why = mismatched_modules_at(root, version()))
 		throw UsageError(*why + "; until then these tools (" + std::string(version()) +
 		                 ") may not read the loaded modules' rdma netlink right");
 }

@@ -325,35 +325,57 @@ std::string build_id_note(const std::string &id4)
 TEST_F(StatusCli, StaleModules)
 {
 	healthy();
+	const std::string rec =
+	    "state=installed\nsource=6.12.117\nkabi=held\npackage=" + std::string(version()) +
+	    "\nreason=\n";
 	write("/sys/module/ib_core/notes/.note.gnu.build-id", build_id_note("\x12\x34\xab\xcd"));
-	record(kRunning, kRecord + "build_id=1234abcd\n");
+	record(kRunning, rec + "build_id=1234abcd\n");
 	EXPECT_EQ(status().status, 0) << status().out;
 	const auto j = nlohmann::json::parse(status({"--json"}).out);
 	EXPECT_EQ(j["ib_core"]["build_id"], "1234abcd");
 	EXPECT_EQ(j["kernels"][0]["record"]["build_id"], "1234abcd");
 	EXPECT_NO_THROW(refuse_stale_modules(root_));
 
-	record(kRunning, kRecord + "build_id=1234abce\n");
+	record(kRunning, rec + "build_id=1234abce\n");
 	auto r = status();
 	EXPECT_EQ(r.status, 3) << r.out;
 	EXPECT_NE(r.out.find("the loaded RDMA modules are ours, but not the build installed "
-	                     "for it since (package 0.2.0+git20261126.1.gabcdef0): reboot"),
+	                     "for it since (package " +
+	                     std::string(version()) + "): reboot"),
 	          std::string::npos)
 	    << r.out;
-	try {
-		refuse_stale_modules(root_);
-		ADD_FAILURE() << "no refusal";
-	} catch (const UsageError &e) {
-		EXPECT_NE(std::string(e.what()).find("reboot"), std::string::npos) << e.what();
-		EXPECT_NE(std::string(e.what()).find(version()), std::string::npos) << e.what();
-	}
+	const auto refused = [&](const std::string &what) {
+		try {
+			refuse_stale_modules(root_);
+			ADD_FAILURE() << "no refusal: " << what;
+		} catch (const UsageError &e) {
+			EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+		}
+	};
+	refused("reboot");
 
-	record(kRunning, kRecord); // a record of a package before build IDs
+	// Another package's build (the tools upgraded alone): refused, though
+	// the build IDs agree.
+	record(kRunning, kRecord + "build_id=1234abcd\n");
+	EXPECT_EQ(status().status, 0);
+	refused("the modules are package 0.2.0+git20261126.1.gabcdef0's");
+	// This package's build refused for the kernel (an upgrade kept the old
+	// modules): the loaded ones are an older build.
+	record(kRunning,
+	       "state=refused\nreason=Secure Boot is on\npackage=" + std::string(version()) + "\n");
+	refused("did not install its build for it (refused: Secure Boot is on)");
+
+	record(kRunning, rec); // a record of a package before build IDs
 	EXPECT_EQ(status().status, 0);
 	EXPECT_NO_THROW(refuse_stale_modules(root_));
-	record(kRunning, kRecord + "build_id=1234abce\n");
+	record(kRunning, rec + "build_id=1234abce\n");
 	fs::remove(root_ + "/sys/module/ib_core/notes/.note.gnu.build-id");
 	EXPECT_EQ(status().status, 0);
+	EXPECT_NO_THROW(refuse_stale_modules(root_));
+	// The stock ib_core: nothing of ours to misread.
+	fs::remove_all(root_ + "/sys/module/ib_core");
+	stock_loaded();
+	record(kRunning, kRecord + "build_id=1234abce\n");
 	EXPECT_NO_THROW(refuse_stale_modules(root_));
 }
 

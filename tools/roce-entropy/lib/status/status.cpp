@@ -551,7 +551,7 @@ std::optional<std::string> stale_modules(const HostStatus &s)
 	return std::nullopt;
 }
 
-std::optional<std::string> stale_modules_at(const std::string &root)
+std::optional<std::string> mismatched_modules_at(const std::string &root, std::string_view tools)
 {
 	const fs::path r(root);
 	HostStatus s;
@@ -559,6 +559,19 @@ std::optional<std::string> stale_modules_at(const std::string &root)
 	s.running = read_value(at(r, "/proc/sys/kernel/osrelease"));
 	s.ib_core = read_ib_core(r);
 	s.kernels = read_kernels(r, s.running);
+	for (const auto &k : s.kernels) {
+		if (!k.running || !k.record || !s.ib_core.ours)
+			continue;
+		if (k.record->state != "installed")
+			return k.release + " (running): ours is loaded, but package " +
+			       k.record->package + " did not install its build for it (" +
+			       k.record->state + ": " + k.record->reason +
+			       "): the loaded modules are an older build";
+		if (k.record->package != tools)
+			return k.release + " (running): the modules are package " +
+			       k.record->package + "'s: install roce-entropy-tools of that " +
+			       "version, or roce-entropy-dkms of this one and reboot";
+	}
 	return stale_modules(s);
 }
 

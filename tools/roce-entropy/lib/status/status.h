@@ -145,8 +145,12 @@ std::optional<std::string> status_pending(const HostStatus &s);
 // ID against the loaded ib_core's; nothing when either is unknown.
 std::optional<std::string> stale_modules(const HostStatus &s);
 
-// stale_modules() of the host under ROOT, for the commands that talk to
-// the loaded modules over netlink.
-std::optional<std::string> stale_modules_at(const std::string &root);
+// Why the RDMA modules loaded on the host under ROOT may not speak the
+// rdma netlink of tools of version TOOLS, if so: ours is loaded and the
+// running kernel's record says its build was not installed (refused: the
+// loaded ones are an older build), or names another package version, or
+// stale_modules().  Nothing when ours is not loaded or there is no record
+// (no package: a build of one's own).
+std::optional<std::string> mismatched_modules_at(const std::string &root, std::string_view tools);
 
 } // namespace roce
