@@ -290,9 +290,13 @@ next_debs() {
 			mv "$d/usr/src/$NAME-$v" "$d/usr/src/$NAME-$nv"
 			sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$nv\"/" "$d/usr/src/$NAME-$nv/dkms.conf"
 			sed -i "s/^VERSION=.*/VERSION=$nv/" "$d/usr/sbin/roce-entropy-dkms"
-			[ -z "$fail" ] ||
+			# failing: alone in its apt run (no Breaks on the tools),
+			# as an upgrade of the modules' package only
+			[ -z "$fail" ] || {
 				sed -i '2i [ "$1" != upgrade ] || { echo "preinst: failing on purpose (fleet.sh)" >&2; exit 1; }' \
 					"$d/DEBIAN/preinst"
+				sed -i '/^Breaks:/d' "$d/DEBIAN/control"
+			}
 		fi
 		dpkg-deb -Zxz -b "$d" "$out/" > /dev/null
 		rm -rf "$d"
@@ -691,8 +695,7 @@ updates() {
 	# them on upgrade).
 	next_debs "$debs" "$v" "$v+next" "$FLEET/next" fail
 	cp "$FLEET"/next/*.deb "$r/root/"
-	apt_in "$r" "$log" install "./root/roce-entropy-dkms_${v}+next_all.deb" \
-		"./root/$(basename "$(ls "$FLEET"/next/roce-entropy-tools_*.deb)")"
+	apt_in "$r" "$log" install "./root/roce-entropy-dkms_${v}+next_all.deb"
 	rc=$?
 	check "an upgrade whose preinst fails: apt fails, and roce-entropy-dkms $v stays installed" \
 		eval "[ $rc != 0 ] && [ \"\$(inroot '$r' dpkg-query -W -f '\${Version} \${db:Status-Status}' roce-entropy-dkms)\" = '$v installed' ]"
@@ -705,7 +708,10 @@ updates() {
 	next_debs "$debs" "$v" "$v+next" "$FLEET/next"
 	cp "$FLEET"/next/*.deb "$r/root/"
 	mokutil_stub "$r"
-	apt_in "$r" "$log" install "./root/roce-entropy-dkms_${v}+next_all.deb" \
+	# apt gives dpkg a PATH of its own (DPkg::Path), without the stub's
+	# /usr/local/bin
+	apt_in "$r" "$log" -o DPkg::Path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		install "./root/roce-entropy-dkms_${v}+next_all.deb" \
 		"./root/$(basename "$(ls "$FLEET"/next/roce-entropy-tools_*.deb)")"
 	rm -f "$r/usr/local/bin/mokutil"
 	check "an upgrade refused for Linux $DIST_REL: it says ours of $v stays" \
