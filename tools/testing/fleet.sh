@@ -673,22 +673,6 @@ updates() {
 	mv "$FLEET/source.tar.xz" "$r/usr/src/linux-source-6.12.tar.xz"
 	rm -f "$FLEET/empty.tar.xz" "$r/root/linux-source.deb"
 
-	# A kernel whose kABI is not the one ours keep: one CRC of ib_core's in
-	# its Module.symvers changed, as a stable update that touched a
-	# structure would change it.  The build's gate refuses.
-	symvers=$r/usr/src/linux-headers-$DIST_REL/Module.symvers
-	cp "$symvers" "$FLEET/Module.symvers"
-	awk -F'\t' -v OFS='\t' '!done && $3 ~ /infiniband\/core\/ib_core$/ { $1 = "0x00000000"; done = 1 } 1' \
-		"$FLEET/Module.symvers" > "$symvers"
-	logged inroot "$r" dkms remove -m "$NAME" -v "$v" -k "$DIST_REL"
-	logged inroot "$r" roce-entropy-dkms install "$DIST_REL"
-	cp "$FLEET/Module.symvers" "$symvers"
-	check "a kernel whose kABI differs from ours: refused by the kABI gate" \
-		eval "[ '$(record "$r" "$DIST_REL" state)' = refused ] &&
-			grep -q 'kABI differs' '$r/var/lib/roce-entropy/$DIST_REL'"
-	check "a kernel whose kABI differs from ours: the distribution's modules stay" \
-		takes "$r" "$DIST_REL" kernel
-
 	# Upgrades that stop on the way keep ours.  One whose preinst fails:
 	# dpkg runs the old postinst's abort-upgrade, the old version stays
 	# configured and its modules installed (the prerm no longer removes
@@ -723,6 +707,23 @@ updates() {
 	check "every package is configured after it" configured "$r"
 	rm -f "$r"/root/roce-entropy-*+next*.deb
 	rm -rf "$FLEET/next"
+
+	# A kernel whose kABI is not the one ours keep: one CRC of ib_core's in
+	# its Module.symvers changed, as a stable update that touched a
+	# structure would change it.  The build's gate refuses.
+	symvers=$r/usr/src/linux-headers-$DIST_REL/Module.symvers
+	cp "$symvers" "$FLEET/Module.symvers"
+	awk -F'\t' -v OFS='\t' '!done && $3 ~ /infiniband\/core\/ib_core$/ { $1 = "0x00000000"; done = 1 } 1' \
+		"$FLEET/Module.symvers" > "$symvers"
+	logged inroot "$r" dkms remove -m "$NAME" -v "$v" -k "$DIST_REL"
+	logged inroot "$r" roce-entropy-dkms install "$DIST_REL"
+	cp "$FLEET/Module.symvers" "$symvers"
+	check "a kernel whose kABI differs from ours: refused by the kABI gate" \
+		eval "[ '$(record "$r" "$DIST_REL" state)' = refused ] &&
+			grep -q 'kABI differs' '$r/var/lib/roce-entropy/$DIST_REL'"
+	check "a kernel whose kABI differs from ours: the distribution's modules stay" \
+		takes "$r" "$DIST_REL" kernel
+
 
 	# MLNX_OFED: a stand-in package of its name, then its ib_core without a
 	# package (as NVIDIA's install script may leave it).  The initramfs
