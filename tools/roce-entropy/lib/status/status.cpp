@@ -525,7 +525,8 @@ std::optional<std::string> note_build_id(std::string_view bytes)
 		    descsz) {
 			static const char hex[] = "0123456789abcdef";
 			std::string id;
-			for (const unsigned char c : bytes.substr(desc, descsz)) {
+			for (const char ch : bytes.substr(desc, descsz)) {
+				const auto c = static_cast<unsigned char>(ch);
 				id += hex[c >> 4];
 				id += hex[c & 0xF];
 			}
