@@ -554,12 +554,8 @@ std::optional<std::string> stale_modules(const HostStatus &s)
 
 std::optional<std::string> mismatched_modules_at(const std::string &root, std::string_view tools)
 {
-	const fs::path r(root);
-	HostStatus s;
+	const HostStatus s = read_host_status(root);
 
-	s.running = read_value(at(r, "/proc/sys/kernel/osrelease"));
-	s.ib_core = read_ib_core(r);
-	s.kernels = read_kernels(r, s.running);
 	for (const auto &k : s.kernels) {
 		if (!k.running || !k.record || !s.ib_core.ours)
 			continue;
