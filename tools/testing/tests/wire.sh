@@ -164,7 +164,7 @@ perftest() {
 		timeout 120 "ib_$test" -d rxea -R -F -s 4096 -n 50 -p $port \
 			--source_ip "$A4" "$B4" > "$LOGS/$name-client.log" 2>&1 || rc=$?
 		if [ $rc = 0 ]; then
-			wait_for 20 gone $spid || { kill $spid; rc=1; }
+			wait_for 60 gone $spid || { kill $spid; rc=1; }
 			wait $spid || { rc=1; sed 's/^/    /' "$LOGS/$name-server.log"; }
 			break
 		fi
