@@ -34,7 +34,7 @@ mkdir -p "$BUILD/bin"
 build "$BUILD/tools" -DBUILD_TESTING=OFF
 # Every program lands in the build tree's bin/; the benchmark is not installed.
 cp "$BUILD/tools/bin/roce-entropy" "$BUILD/tools/bin/roce-ping" "$BUILD/tools/bin/roce-lab" \
-	"$BUILD/tools/bin/roce-qps" "$BUILD/tools/bin/roce_entropy_bench" \
+	"$BUILD/tools/bin/roce-qps" "$BUILD/tools/bin/roce-flows" "$BUILD/tools/bin/roce_entropy_bench" \
 	"$BUILD/tools/bin/rxe-wqe-av" "$BUILD/bin/"
 say "tools: $BUILD/bin/roce-entropy"
 
@@ -68,7 +68,7 @@ if [ "${1:-}" = test ]; then
 	rm -rf "$stage"
 	cmake --install "$BUILD/tools" --prefix "$stage" > "$stage.log" 2>&1 ||
 		{ cat "$stage.log"; die "cmake --install failed"; }
-	for prog in roce-entropy roce-ping roce-lab roce-qps rxe-wqe-av; do
+	for prog in roce-entropy roce-ping roce-lab roce-qps roce-flows rxe-wqe-av; do
 		[ "$("$stage/bin/$prog" --version)" = "$prog $version" ] ||
 			die "$stage/bin/$prog --version does not print the package's version, $version"
 		[ -f "$stage/share/man/man1/$prog.1" ] || die "no man page $prog.1 installed"

@@ -381,7 +381,7 @@ install_pkgs() {
 		-a -x "$r/etc/kernel/postrm.d/roce-entropy"
 	check "the tools package holds roce-entropy and roce-ping, no test driver" \
 		eval "inroot '$r' dpkg -L roce-entropy-tools | grep -qx /usr/bin/roce-entropy &&
-			! inroot '$r' dpkg -L roce-entropy-tools | grep -E 'roce-qps|rxe-wqe-av'"
+			! inroot '$r' dpkg -L roce-entropy-tools | grep -E 'roce-qps|roce-flows|rxe-wqe-av'"
 	check "the installed tools print the package's version, $v" \
 		eval "[ \"\$(inroot '$r' roce-entropy --version)\" = 'roce-entropy $v' ] &&
 			[ \"\$(inroot '$r' roce-ping --version)\" = 'roce-ping $v' ]"

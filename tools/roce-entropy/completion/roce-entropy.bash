@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# bash completion for roce-entropy, roce-ping, roce-lab, roce-qps and
-# rxe-wqe-av:
+# bash completion for roce-entropy, roce-ping, roce-lab, roce-qps,
+# roce-flows and rxe-wqe-av:
 # subcommands, options, and the values of the options that take words.
 # Installed once per program under share/bash-completion/completions/;
 # tests/completion_test.cpp checks it against each program's --help.
@@ -14,10 +14,11 @@ _roce_entropy_tools_opts()
 	roce-entropy:udp-sport) echo "--flow-label --json" ;;
 	roce-entropy:simulate)
 		echo "--policy --scenario --switch-hash -n --connections -m --paths --trials" \
-			"--offset --grid --svg --json" ;;
+			"--offset --grid --svg --fabric --job --qps --connect --fabric-hash --json" ;;
 	roce-entropy:pcap) echo "--policy --flow-label --port-flow-label --policy-for --json" ;;
 	roce-entropy:audit) echo "--qp --cm-id --rdma --port-flow-label --base-sport --json" ;;
 	roce-lab:ecmp-report) echo "--svg --failover-svg --stalls --output --json" ;;
+	roce-lab:fabric-report) echo "--svg --output --json" ;;
 	roce-entropy:status) echo "--root --json" ;;
 	roce-entropy:policy | roce-entropy:policy-show | roce-entropy:policy-default | \
 		roce-entropy:policy-repath) echo "--json" ;;
@@ -34,6 +35,9 @@ _roce_entropy_tools_opts()
 	roce-qps:)
 		echo "--dev-a --dev-b --gid-a --gid-b --port --pairs --batch --size --policy" \
 			"--timeout --transport --round-trips --json" ;;
+	roce-flows:)
+		echo "--cm --qps --bytes --message --depth --cm-port --ack-timeout --retry-count --timeout" \
+			"--keep-going --started --json" ;;
 	rxe-wqe-av:)
 		echo "--send-dev --recv-dev --send-gid --recv-gid --dmac --av-port" \
 			"--av-flow-label --av-sgid-index --timeout" ;;
@@ -75,7 +79,7 @@ _roce_entropy_tools()
 
 	case $prog in
 	roce-entropy) subs="flow-label udp-sport simulate pcap audit status policy qp" ;;
-	roce-lab) subs="ecmp-report" ;;
+	roce-lab) subs="ecmp-report fabric-report" ;;
 	roce-ping) subs="server client" ;;
 	esac
 	for ((i = 1; i < COMP_CWORD; i++)); do
@@ -107,7 +111,19 @@ _roce_entropy_tools()
 		mapfile -t COMPREPLY < <(compgen -W "rc ud" -- "$cur")
 		return
 		;;
-	--svg | --output | --until | --qp | --cm-id | --rdma)
+	--job)
+		mapfile -t COMPREPLY < <(compgen -W "perm a2a" -- "$cur")
+		return
+		;;
+	--connect)
+		mapfile -t COMPREPLY < <(compgen -W "cm qpn" -- "$cur")
+		return
+		;;
+	--fabric-hash)
+		mapfile -t COMPREPLY < <(compgen -W "ipv4 ipv6-label ipv6 dqp" -- "$cur")
+		return
+		;;
+	--svg | --output | --until | --qp | --cm-id | --rdma | --started)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;
@@ -124,7 +140,8 @@ _roce_entropy_tools()
 		--dmac | -n | --connections | -m | --paths | --trials | --offset | --port | --pairs | \
 		--batch | --size | --timeout | --gid-a | --gid-b | --messages | --sport-base | \
 		--cycles | --send-gid | --recv-gid | --av-port | --av-flow-label | --av-sgid-index | \
-		--base-sport | --round-trips)
+		--base-sport | --round-trips | --fabric | --qps | --bytes | --message | --depth | \
+		--cm-port | --ack-timeout | --retry-count)
 		return # a value of the user's own
 		;;
 	esac
@@ -137,11 +154,12 @@ _roce_entropy_tools()
 
 	words="$(_roce_entropy_tools_opts "$prog" "$sub") -h --help --version"
 	[ -n "$subs" ] && [ -z "$sub" ] && words="$subs $words"
-	if [[ $cur != -* ]] && { [ "$sub" = pcap ] || [ "$sub" = ecmp-report ]; }; then
-		mapfile -t COMPREPLY < <(compgen -f -- "$cur") # the capture, the demo's result
+	if [[ $cur != -* ]] && { [ "$sub" = pcap ] || [ "$sub" = ecmp-report ] ||
+		[ "$sub" = fabric-report ]; }; then
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur") # the capture, the demo's or fabric's result
 		return
 	fi
 	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
 }
 
-complete -F _roce_entropy_tools roce-entropy roce-ping roce-lab roce-qps rxe-wqe-av
+complete -F _roce_entropy_tools roce-entropy roce-ping roce-lab roce-qps roce-flows rxe-wqe-av

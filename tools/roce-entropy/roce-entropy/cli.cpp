@@ -61,6 +61,16 @@ CLI::App *add_simulate(CLI::App &app, SimulateArgs &a)
 	number_option(cmd->add_option("--offset", a.offset, "k of offset-qpns"));
 	cmd->add_flag("--grid", a.grid, "the whole grid, with a summary");
 	cmd->add_option("--svg", a.svg, "write a chart of the load per path (not --grid)");
+	cmd->add_option("--fabric", a.fabric,
+	                "LxSxH: a leaf-spine fabric of L leaves, S spines, H hosts a leaf "
+	                "(make fabric's), jobs' completion time over the ideal");
+	cmd->add_option("--job", a.job, "with --fabric: perm (a permutation) or a2a (all-to-all)")
+	    ->capture_default_str();
+	number_option(cmd->add_option("--qps", a.qps, "with --fabric: QPs per host pair"));
+	cmd->add_option("--connect", a.connect, "with --fabric: cm (rdma_cm) or qpn")
+	    ->capture_default_str();
+	cmd->add_option("--fabric-hash", a.fabric_hashes,
+	                "with --fabric: ipv4, ipv6-label, ipv6, dqp (default: all)");
 	cmd->add_flag("--json", a.json, "print JSON");
 	return cmd;
 }

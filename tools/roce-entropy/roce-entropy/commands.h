@@ -40,8 +40,13 @@ struct SimulateArgs {
 	bool grid = false;
 	bool json = false;
 	std::string svg;
+	// --fabric LxSxH: make fabric's leaf-spine fabric instead
+	std::string fabric, job = "perm", qps = "1", connect = "cm";
+	std::vector<std::string> fabric_hashes;
 };
 int simulate_cmd(const SimulateArgs &args, std::ostream &out);
+// simulate --fabric (simulate_fabric_cmd.cpp)
+int simulate_fabric_cmd(const SimulateArgs &args, std::ostream &out);
 
 struct PcapArgs {
 	std::string file, policy = "rfc", app_fl;

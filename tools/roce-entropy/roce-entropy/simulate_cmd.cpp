@@ -321,6 +321,8 @@ int simulate_cmd(const SimulateArgs &args, std::ostream &out)
 {
 	if (args.grid && !args.svg.empty())
 		throw UsageError("--svg charts one simulation, not the --grid");
+	if (!args.fabric.empty())
+		return simulate_fabric_cmd(args, out);
 	return args.grid ? simulate_grid(args, out) : simulate_one(args, out);
 }
 

@@ -31,6 +31,19 @@ CLI::App *add_ecmp_report(CLI::App &app, EcmpReportArgs &a)
 	return cmd;
 }
 
+CLI::App *add_fabric_report(CLI::App &app, FabricReportArgs &a)
+{
+	auto *cmd = app.add_subcommand(
+	    "fabric-report", "judge make fabric's jobs: completion time per policy against the "
+	                     "ideal and stock (exit 1 when the fabric was not the bottleneck)");
+	cmd->add_option("input", a.input, "the jobs, one JSON object a line (runs.jsonl)")
+	    ->required();
+	cmd->add_option("--svg", a.svg, "write a chart of completion time over the ideal");
+	cmd->add_option("--output", a.output, "write the report as JSON");
+	cmd->add_flag("--json", a.json, "print JSON");
+	return cmd;
+}
+
 } // namespace
 
 int run_lab_cli(int argc, const char *const *argv, std::ostream &out, std::ostream &err)
@@ -38,10 +51,16 @@ int run_lab_cli(int argc, const char *const *argv, std::ostream &out, std::ostre
 	CLI::App app{"RoCE v2 entropy's lab: judge what the demo and the test fabrics measured",
 	             "roce-lab"};
 	EcmpReportArgs ecmp_args;
+	FabricReportArgs fabric_args;
 
 	app.require_subcommand(1);
 	add_ecmp_report(app, ecmp_args);
-	return run_app(app, argc, argv, out, err, [&] { return ecmp_report_cmd(ecmp_args, out); });
+	auto *fabric = add_fabric_report(app, fabric_args);
+	return run_app(app, argc, argv, out, err, [&] {
+		if (fabric->parsed())
+			return fabric_report_cmd(fabric_args, out);
+		return ecmp_report_cmd(ecmp_args, out);
+	});
 }
 
 } // namespace roce

@@ -17,4 +17,10 @@ struct EcmpReportArgs {
 };
 int ecmp_report_cmd(const EcmpReportArgs &args, std::ostream &out);
 
+struct FabricReportArgs {
+	std::string input, svg, output;
+	bool json = false;
+};
+int fabric_report_cmd(const FabricReportArgs &args, std::ostream &out);
+
 } // namespace roce

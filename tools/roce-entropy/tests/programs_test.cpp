@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// The five programs as a Debian user expects them: --version on every
+// The six programs as a Debian user expects them: --version on every
 // command, numbers shown as such with their defaults in --help, an
 // unknown command named, and bash completion that offers every option
 // --help lists (completion/roce-entropy.bash, run by bash), and a man
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "flows.h"
 #include "lab_cli.h"
 #include "ping.h"
 #include "qps.h"
@@ -51,6 +52,9 @@ Run run(const std::string &prog, const std::vector<std::string> &args)
 	} else if (prog == "roce-qps") {
 		QpsOptions o;
 		status = parse_qps_args(argc, argv.data(), o, out, err);
+	} else if (prog == "roce-flows") {
+		FlowsOptions o;
+		status = parse_flows_args(argc, argv.data(), o, out, err);
 	} else {
 		wqe_av::Options o;
 		status = wqe_av::parse_args(argc, argv.data(), o, out, err);
@@ -77,10 +81,12 @@ const std::vector<Command> kCommands = {{"roce-entropy", ""},
                                         {"roce-entropy", "qp"},
                                         {"roce-lab", ""},
                                         {"roce-lab", "ecmp-report"},
+                                        {"roce-lab", "fabric-report"},
                                         {"roce-ping", ""},
                                         {"roce-ping", "server"},
                                         {"roce-ping", "client"},
                                         {"roce-qps", ""},
+                                        {"roce-flows", ""},
                                         {"rxe-wqe-av", ""}};
 
 std::vector<std::string> with_sub(const Command &c, std::vector<std::string> args)
@@ -247,6 +253,10 @@ TEST(Programs, HelpShowsNumbersWithTheirDefaults)
 	         {{"roce-qps", ""},
 	          {"--gid-a UINT REQUIRED", "--pairs UINT=1", "--batch UINT=256", "--size UINT=16",
 	           "--timeout UINT=20", "--round-trips UINT=0", "--transport TEXT=rc"}},
+	         {{"roce-flows", ""},
+	          {"--bytes UINT REQUIRED", "--qps UINT=1", "--message UINT=16384",
+	           "--depth UINT=2", "--cm-port UINT=18700", "--ack-timeout UINT=20",
+	           "--retry-count UINT=7", "--timeout UINT=60"}},
 	         {{"rxe-wqe-av", ""}, {"--av-port UINT=2 and 255", "--timeout UINT=10"}}}) {
 		const auto r = run(w.c.prog, with_sub(w.c, {"--help"}));
 		for (const auto &l : w.lines)
@@ -266,7 +276,8 @@ TEST(Programs, UnknownCommandIsNamed)
 	    << r.err;
 	r = run("roce-lab", {"frobnicate"});
 	EXPECT_EQ(r.status, 2);
-	EXPECT_NE(r.err.find("unknown command 'frobnicate' (ecmp-report)"), std::string::npos)
+	EXPECT_NE(r.err.find("unknown command 'frobnicate' (ecmp-report, fabric-report)"),
+	          std::string::npos)
 	    << r.err;
 	r = run("roce-ping", {"serve"});
 	EXPECT_EQ(r.status, 2);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 #include <set>
+#include <span>
 
 #include "entropy/entropy.h"
 
@@ -52,7 +53,7 @@ std::array<std::uint8_t, 13> tuple_bytes(std::uint16_t sport)
 }
 
 // CRC-16/CCITT-FALSE: polynomial 0x1021, initial value 0xFFFF.
-std::uint32_t crc16(const std::array<std::uint8_t, 13> &bytes)
+std::uint32_t crc16(std::span<const std::uint8_t> bytes)
 {
 	std::uint16_t crc = 0xFFFF;
 	for (auto b : bytes) {
@@ -65,7 +66,7 @@ std::uint32_t crc16(const std::array<std::uint8_t, 13> &bytes)
 }
 
 // CRC-32 (IEEE 802.3, reflected).
-std::uint32_t crc32(const std::array<std::uint8_t, 13> &bytes)
+std::uint32_t crc32(std::span<const std::uint8_t> bytes)
 {
 	std::uint32_t crc = 0xFFFFFFFF;
 	for (auto b : bytes) {
@@ -224,6 +225,28 @@ unsigned sim_path(SwitchHash hash, std::uint16_t sport, unsigned paths)
 		    kSrcIp, kDstIp, (std::uint32_t{sport} << 16) | kRoceV2Port, 0x5eed);
 		return static_cast<unsigned>((std::uint64_t{h >> 1} * paths) >> 31);
 	}
+	}
+	return 0;
+}
+
+unsigned switch_pick(SwitchHash hash, std::span<const std::uint8_t> key, unsigned paths)
+{
+	std::uint32_t w[3] = {0, 0, 0}, x = 0;
+
+	switch (hash) {
+	case SwitchHash::Crc16:
+		return crc16(key) % paths;
+	case SwitchHash::Crc32:
+		return crc32(key) % paths;
+	case SwitchHash::Xor:
+		for (std::size_t i = 0; i < key.size(); i++)
+			x ^= i % 2 ? key[i] : std::uint32_t{key[i]} << 8;
+		return x % paths;
+	case SwitchHash::Jhash:
+		for (std::size_t i = 0; i < key.size(); i++)
+			w[(i / 4) % 3] ^= std::uint32_t{key[i]} << (8 * (3 - i % 4));
+		return static_cast<unsigned>(
+		    (std::uint64_t{jhash_3words(w[0], w[1], w[2], 0x5eed) >> 1} * paths) >> 31);
 	}
 	return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -51,6 +52,11 @@ std::vector<std::uint16_t> sim_ports(const SimParams &params, unsigned trial);
 // The path a switch sends a RoCE v2 packet with this source port down.
 unsigned sim_path(SwitchHash hash, std::uint16_t sport, unsigned paths);
 SimResult simulate(const SimParams &params);
+// The path of PATHS a switch picks for a packet whose hashed header fields
+// are KEY, in the order of the packet's bytes: CRC-16 and CRC-32 of them,
+// the XOR of their 16-bit halves, or Linux's jhash of them folded into
+// three words.
+unsigned switch_pick(SwitchHash hash, std::span<const std::uint8_t> key, unsigned paths);
 // Expected collision fraction of N uniformly random 14-bit ports.
 double birthday_collisions(unsigned connections);
 

@@ -93,28 +93,28 @@ ibv_qp *Device::create_qp(ibv_qp_type type)
 	return qp;
 }
 
-// INIT, RTR towards REMOTE_QPN at DGID, RTS.
-void Device::connect(ibv_qp *qp, std::uint32_t remote_qpn, const ibv_gid &dgid)
+void connect_rc(ibv_qp *qp, const RcPath &path)
 {
 	ibv_qp_attr attr{};
 
 	attr.qp_state = IBV_QPS_INIT;
-	attr.port_num = port_;
+	attr.port_num = path.port;
+	attr.qp_access_flags = path.access;
 	if (int err = ibv_modify_qp(
 	        qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		fail("ibv_modify_qp to INIT", err);
 
 	attr = {};
 	attr.qp_state = IBV_QPS_RTR;
-	attr.path_mtu = mtu_;
-	attr.dest_qp_num = remote_qpn;
+	attr.path_mtu = path.mtu;
+	attr.dest_qp_num = path.remote_qpn;
 	attr.max_dest_rd_atomic = 1;
 	attr.min_rnr_timer = 12;
 	attr.ah_attr.is_global = 1;
-	attr.ah_attr.grh.dgid = dgid;
-	attr.ah_attr.grh.sgid_index = gid_index_;
+	attr.ah_attr.grh.dgid = path.dgid;
+	attr.ah_attr.grh.sgid_index = path.sgid_index;
 	attr.ah_attr.grh.hop_limit = 64;
-	attr.ah_attr.port_num = port_;
+	attr.ah_attr.port_num = path.port;
 	if (int err =
 	        ibv_modify_qp(qp, &attr,
 	                      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
@@ -123,14 +123,26 @@ void Device::connect(ibv_qp *qp, std::uint32_t remote_qpn, const ibv_gid &dgid)
 
 	attr = {};
 	attr.qp_state = IBV_QPS_RTS;
-	attr.timeout = 14;
-	attr.retry_cnt = 7;
+	attr.timeout = path.ack_timeout;
+	attr.retry_cnt = path.retry_count;
 	attr.rnr_retry = 7;
 	attr.max_rd_atomic = 1;
 	if (int err = ibv_modify_qp(qp, &attr,
 	                            IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 	                                IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
 		fail("ibv_modify_qp to RTS", err);
+}
+
+void Device::connect(ibv_qp *qp, std::uint32_t remote_qpn, const ibv_gid &dgid)
+{
+	RcPath path;
+
+	path.port = port_;
+	path.mtu = mtu_;
+	path.sgid_index = gid_index_;
+	path.remote_qpn = remote_qpn;
+	path.dgid = dgid;
+	connect_rc(qp, path);
 }
 
 void Device::ready_ud(ibv_qp *qp)

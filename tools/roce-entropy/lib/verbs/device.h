@@ -20,6 +20,22 @@ namespace roce
 ibv_qp_init_attr qp_init_attr(ibv_cq *cq, ibv_qp_type type, unsigned send_depth,
                               unsigned recv_depth);
 
+// What an RC QP is connected with by hand: INIT (the port, the access
+// REMOTE may use), RTR towards REMOTE_QPN at DGID from SGID_INDEX, RTS with
+// 4.096 us * 2^ACK_TIMEOUT and RETRY_COUNT retries; PSN 0 both ways, as
+// ibv_rc_pingpong does.
+struct RcPath {
+	std::uint8_t port = 1;
+	ibv_mtu mtu = IBV_MTU_1024;
+	std::uint8_t sgid_index = 0;
+	std::uint32_t remote_qpn = 0;
+	ibv_gid dgid{};
+	unsigned access = 0;
+	std::uint8_t ack_timeout = 14;
+	std::uint8_t retry_count = 7;
+};
+void connect_rc(ibv_qp *qp, const RcPath &path);
+
 // The Q_Key of the UD QPs that ready_ud() readies and post_send() sends to.
 inline constexpr std::uint32_t kQkey = 0x11111111;
 
