@@ -27,12 +27,14 @@
 #                         and the new files (README: Changing the kernel code)
 #   make src              build/src: the kernel's directories as both series
 #                         leave them (COMPAT=1: with compat/ too)
-#   make tools            build/bin/: roce-entropy, roce-ping, roce-qps, rxe-wqe-av
+#   make tools            build/bin/: roce-entropy, roce-ping, roce-qps, roce-flows, rxe-wqe-av
 #   make iproute2         build/iproute2/rdma: Debian's iproute2 with the
 #                         patches of tools/iproute2 (rdma link/system/res)
 #   make kunit            the KUnit suites with kunit.py under QEMU
 #   make fuzz             libFuzzer on roce-entropy, FUZZ_SECONDS=30 per target
 #   make bench            what the entropy costs: rxe rates per policy, as ratios
+#   make fabric           job completion time on a leaf-spine fabric in the VM,
+#                         per policy, against stock 6.12 and the ideal
 #   make deb              build/deb/: roce-entropy-dkms and roce-entropy-tools
 #                         (debhelper, lintian-clean), for a host:
 #                         apt install ./build/deb/roce-entropy-*_<version>_*.deb
@@ -46,7 +48,7 @@ SHELL := /bin/bash
 TOOLS := tools/buildlib
 BUILD := build
 
-.PHONY: deb dkms-build all deps deps-tools deps-fuzz deps-deb kernel modules tools kunit vm-run check check-debug demo bench \
+.PHONY: deb dkms-build all deps deps-tools deps-fuzz deps-deb kernel modules tools kunit vm-run check check-debug demo bench fabric \
 	clean help patchset series-check fuzz iproute2 series-edit series-export src lint oldconfig
 
 all: modules
@@ -129,6 +131,9 @@ demo: modules tools
 
 bench: modules tools
 	@tools/bench/bench.sh
+
+fabric: modules tools
+	@tools/fabric/run.sh
 
 deb: deps-deb
 	@$(TOOLS)/deb.sh

@@ -6,7 +6,7 @@
 #
 # At severity warning: shellcheck's info and style notes (quote a number,
 # prefer ${var//} to sed, ...) are advice, not defects.  The VM's scripts
-# (tools/testing, tools/demo, tools/bench) read their settings from the
+# (tools/testing, tools/demo, tools/bench, tools/fabric) read their settings from the
 # kernel command line as environment: their .shellcheckrc says so.  Any
 # other exclusion is a directive on the line it concerns, with its reason.
 . "$(dirname "$0")/common.sh"

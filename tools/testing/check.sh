@@ -199,7 +199,8 @@ prereq() {
 # packages on: its first steps need neither the test kernel nor the
 # series), and their results are counted when all are done, in a fixed
 # order:
-#   VM lane      make demo and the rows of tools/testing/runs, longest
+#   VM lane      make demo, make fabric's smoke run and the rows of
+#                tools/testing/runs, longest
 #                first, VM_JOBS at a time (default 2: a TCG guest keeps
 #                about one host core busy and spends much of a run
 #                waiting on itself);
@@ -479,6 +480,8 @@ vm_lane() {
 	if [ "$demo" = 1 ]; then
 		vm_task demo "$REPO/tools/demo/demo.sh" &
 		until [ -f "$LOGS/demo.log" ]; do sleep 0.2; done
+		vm_task fabric "$REPO/tools/fabric/run.sh" smoke &
+		until [ -f "$LOGS/fabric.log" ]; do sleep 0.2; done
 	fi
 	while read -r name stack timeout rest; do
 		# shellcheck disable=SC2086
@@ -561,6 +564,21 @@ if [ "$demo" = 1 ]; then
 	fi
 	[ "$(task_rc demo)" = 0 ] ||
 		{ tail -n 20 "$LOGS/demo.log"; count FAIL "make demo's self-check (log $LOGS/demo.log)"; }
+fi
+
+if [ "$demo" = 1 ]; then
+	say "results of make fabric's smoke run (tools/fabric/run.sh smoke)"
+	TIMES+=("make fabric, its smoke run|$(task_time fabric)")
+	if [ -f "$BUILD/fabric-smoke/report.json" ]; then
+		while read -r ok what; do
+			if [ "$ok" = true ]; then count OK "fabric smoke: $what"; else count FAIL "fabric smoke: $what"; fi
+		done < <(jq -r '"\(.calibration.fabric_is_the_bottleneck // false) the calibration shows the shaped fabric as the bottleneck (one flow \(.calibration.one_flow // "-"), pinned \(.calibration.pinned // "-") of the link rate)",
+			"\(.jobs == .jobs_planned) \(.jobs) of \(.jobs_planned) planned jobs ran, ours and stock",
+			"\((.cells | length) > 0 and all(.cells[]; (.policies | keys) == ["rfc", "stock"])) every cell has rfc and stock, in \(.cells | length) cells"' \
+			"$BUILD/fabric-smoke/report.json")
+	fi
+	[ "$(task_rc fabric)" = 0 ] ||
+		{ tail -n 20 "$LOGS/fabric.log"; count FAIL "make fabric's smoke run (log $LOGS/fabric.log)"; }
 fi
 
 say "the host as make check found it: packages, /etc, /boot, /lib/modules"
