@@ -241,9 +241,12 @@ last_apt() {
 	sed -n '/^# apt-get/h; /^# apt-get/!H; ${x;p}' "$1"
 }
 
-# said LOG TEXT: the last apt run's output has the line TEXT.
+# said LOG TEXT: the last apt run's output has the line TEXT.  grep reads
+# all of it (not -q): under pipefail a grep -q that found TEXT and left
+# fails the pipeline when sed, still writing, dies of SIGPIPE (seen once:
+# "not said" of a line that was there).
 said() {
-	last_apt "$1" | grep -qF -- "$2" || { echo "# not said: $2"; return 1; }
+	last_apt "$1" | grep -F -- "$2" > /dev/null || { echo "# not said: $2"; return 1; }
 }
 
 # one_line LOG REL: the last apt run said one thing of kernel REL besides
