@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "entropy/entropy.h"
+#include "sim/simulate.h"
 
 namespace roce
 {
@@ -45,6 +46,10 @@ struct SimulateArgs {
 	std::vector<std::string> fabric_hashes;
 };
 int simulate_cmd(const SimulateArgs &args, std::ostream &out);
+// --policy's names as policies, DEFAULTS when none is given; UsageError
+// for an unknown one.
+std::vector<SimPolicy> sim_policies(const std::vector<std::string> &names,
+                                    const std::vector<SimPolicy> &defaults);
 // simulate --fabric (simulate_fabric_cmd.cpp)
 int simulate_fabric_cmd(const SimulateArgs &args, std::ostream &out);
 

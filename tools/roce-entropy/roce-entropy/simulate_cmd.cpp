@@ -84,27 +84,12 @@ void write_simulate_svg(const std::string &file, SimParams params,
 		throw UsageError("cannot write " + file);
 }
 
-std::vector<SimPolicy> sim_policies(const std::vector<std::string> &names)
-{
-	std::vector<SimPolicy> policies;
-
-	for (const auto &name : names) {
-		auto p = parse_sim_policy(name);
-		if (!p)
-			throw UsageError("unknown policy '" + name +
-			                 "' (off, rfc, mix, builtin, rxe-legacy, ideal)");
-		policies.push_back(*p);
-	}
-	if (policies.empty())
-		policies = {SimPolicy::Rfc, SimPolicy::Mix, SimPolicy::Builtin,
-		            SimPolicy::RxeLegacy, SimPolicy::Ideal};
-	return policies;
-}
-
 int simulate_one(const SimulateArgs &args, std::ostream &out)
 {
 	SimParams params = base_params(args);
-	const std::vector<SimPolicy> policies = sim_policies(args.policies);
+	const std::vector<SimPolicy> policies =
+	    sim_policies(args.policies, {SimPolicy::Rfc, SimPolicy::Mix, SimPolicy::Builtin,
+	                                 SimPolicy::RxeLegacy, SimPolicy::Ideal});
 	const double birthday = birthday_collisions(params.connections);
 	std::vector<Record> rows;
 
@@ -316,6 +301,21 @@ int simulate_grid(const SimulateArgs &args, std::ostream &out)
 }
 
 } // namespace
+
+std::vector<SimPolicy> sim_policies(const std::vector<std::string> &names,
+                                    const std::vector<SimPolicy> &defaults)
+{
+	std::vector<SimPolicy> policies;
+
+	for (const auto &name : names) {
+		auto p = parse_sim_policy(name);
+		if (!p)
+			throw UsageError("unknown policy '" + name +
+			                 "' (off, rfc, mix, builtin, rxe-legacy, ideal)");
+		policies.push_back(*p);
+	}
+	return policies.empty() ? defaults : policies;
+}
 
 int simulate_cmd(const SimulateArgs &args, std::ostream &out)
 {

@@ -40,7 +40,6 @@ FabricTopology topology_arg(const std::string &text)
 int simulate_fabric_cmd(const SimulateArgs &args, std::ostream &out)
 {
 	FabricSimParams params;
-	std::vector<SimPolicy> policies;
 	std::vector<FabricHash> hashes;
 
 	if (args.grid || !args.svg.empty())
@@ -58,16 +57,9 @@ int simulate_fabric_cmd(const SimulateArgs &args, std::ostream &out)
 	if (!fn)
 		throw UsageError("unknown switch hash '" + args.hash + "'");
 	params.fn = *fn;
-	for (const auto &name : args.policies) {
-		const auto p = parse_sim_policy(name);
-		if (!p)
-			throw UsageError("unknown policy '" + name +
-			                 "' (off, rfc, mix, builtin, rxe-legacy, ideal)");
-		policies.push_back(*p);
-	}
-	if (policies.empty())
-		policies = {SimPolicy::Builtin, SimPolicy::Off, SimPolicy::Rfc, SimPolicy::Mix,
-		            SimPolicy::Ideal};
+	const std::vector<SimPolicy> policies =
+	    sim_policies(args.policies, {SimPolicy::Builtin, SimPolicy::Off, SimPolicy::Rfc,
+	                                 SimPolicy::Mix, SimPolicy::Ideal});
 	for (const auto &name : args.fabric_hashes) {
 		const auto h = parse_fabric_hash(name);
 		if (!h)
