@@ -96,7 +96,7 @@ std::string job_line(const std::string &policy, unsigned seed, const std::vector
 	       ",\"topology\":{\"leaves\":2,\"spines\":2,\"hosts_per_leaf\":2,\"rate_kbit\":8},"
 	       "\"pairs\":" +
 	       pairs + ",\"uplink_bytes\":" + links +
-	       ",\"flows\":{\"connect\":\"cm\",\"qps_per_flow\":1,\"bytes_per_flow\":1000,"
+	       ",\"flows\":{\"connect\":\"rdma_cm\",\"qps_per_flow\":1,\"bytes_per_flow\":1000,"
 	       "\"job_seconds\":" +
 	       std::to_string(most) + ",\"flows\":[" + fl + "]}}\n";
 }
@@ -128,7 +128,7 @@ TEST(FabricJob, Figures)
 	EXPECT_DOUBLE_EQ(f.link_max_mean, 4.0);
 	EXPECT_EQ(runs.jobs[0].flows[3].src, 3u);
 	EXPECT_EQ(runs.jobs[0].flows[3].dst, 1u);
-	EXPECT_EQ(runs.jobs[0].connect, "cm");
+	EXPECT_EQ(runs.jobs[0].connect, "rdma_cm");
 }
 
 TEST(FabricReport, PoliciesOverSeedsAgainstStockAndTheIdeal)
@@ -190,6 +190,52 @@ TEST(FabricReport, NotOkWithoutACalibrationOrBelowTheRate)
 	const Record r = fabric_report(parse(plan(1) + slow + job_line("rfc", 1, {1, 1, 1, 1})));
 	EXPECT_FALSE(r.json()["ok"].get<bool>());
 	EXPECT_NE(r.text().find("NOT the fabric's rate"), std::string::npos);
+}
+
+// job_line's job with its hash and QPs per flow replaced.
+std::string job_as(const std::string &policy, const std::string &hash, unsigned qps)
+{
+	std::string line = job_line(policy, 1, {1, 1, 1, 1});
+	line.replace(line.find("\"ipv4\""), 6, "\"" + hash + "\"");
+	line.replace(line.find("\"qps_per_flow\":1"), 16,
+	             "\"qps_per_flow\":" + std::to_string(qps));
+	return line;
+}
+
+TEST(FabricReport, CellsSimulatedBeside)
+{
+	// 2 leaves x 2 spines, 2 hosts a leaf, one QP a pair: a leaf's two
+	// QPs share an uplink with probability 1/2, doubling the busiest
+	// link's bytes; neither leaf collides in 1 case of 4, so a random
+	// port and label per QP bounds the job at 0.25 * 1 + 0.75 * 2 = 1.75
+	// x the ideal
+	const nlohmann::json j =
+	    fabric_report(parse(plan(1) + kCalibration + job_line("rfc", 1, {1, 1, 1, 1}))).json();
+	const auto &c = j["cells"][0];
+	EXPECT_NEAR(c["simulated_random"]["over_ideal_mean"].get<double>(), 1.75, 0.1);
+	const double rfc = c["policies"]["rfc"]["simulated"]["over_ideal_mean"].get<double>();
+	EXPECT_GE(rfc, 1.0);
+	EXPECT_LE(rfc, 2.0);
+	EXPECT_DOUBLE_EQ(j["headline"]["rfc"]["simulated_over_ideal"].get<double>(), rfc);
+	EXPECT_TRUE(j["ok"].get<bool>());
+}
+
+TEST(FabricReport, StockSimulatedSendsNoLabel)
+{
+	// under the IPv6 label hash, stock's QPs of a pair share one path: 4
+	// QPs a pair are bound exactly as one is
+	const nlohmann::json j =
+	    fabric_report(parse(plan(3) + kCalibration + job_as("stock", "ipv6-label", 1) +
+	                        job_as("stock", "ipv6-label", 4) + job_as("odd", "ipv6-label", 4)))
+	        .json();
+	ASSERT_EQ(j["cells"].size(), 2u);
+	const auto &one = j["cells"][0]["policies"]["stock"]["simulated"];
+	const auto &four = j["cells"][1]["policies"]["stock"]["simulated"];
+	EXPECT_DOUBLE_EQ(one["over_ideal_mean"].get<double>(),
+	                 four["over_ideal_mean"].get<double>());
+	EXPECT_GT(four["over_ideal_mean"].get<double>(), 1.0);
+	// a policy the simulation has no model of is not simulated
+	EXPECT_FALSE(j["cells"][1]["policies"]["odd"].contains("simulated"));
 }
 
 // A failure act's line: the whole fabric's run (every flow done in 2 s,

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "args/args.h"
+#include "sim/fabric_sim.h"
 #include "sim/svg.h"
 
 namespace roce
@@ -177,6 +178,38 @@ std::string baseline_of(const Cells &c)
 	return c.policies.count("builtin") ? "builtin" : "";
 }
 
+// Trials of the simulation beside each cell: enough that its mean moves
+// by less than the report's two decimals from one seed to another.
+constexpr unsigned kSimTrials = 256;
+
+// The cell simulated (fabric_sim.h) under POLICY ("stock" sends what
+// builtin does; "ideal", a random port and label per QP): the same
+// topology, job, QPs and connection, each leaf's pick a keyed hash of the
+// headers as Linux's fib_multipath_hash is.  Nothing for a job, hash or
+// policy the simulation has no model of.
+std::optional<FabricSimResult> simulate_cell(const FabricTopology &topo, const CellKey &key,
+                                             const std::string &policy)
+{
+	const auto &[hash, job, qps, connect] = key;
+	const auto h = parse_fabric_hash(hash);
+	const auto p =
+	    policy == "stock" ? std::optional(SimPolicy::Builtin) : parse_sim_policy(policy);
+	FabricSimParams params;
+
+	if (!h || !p || (job != "perm" && job != "a2a") ||
+	    (connect != "rdma_cm" && connect != "qpn"))
+		return std::nullopt;
+	params.topo = topo;
+	params.all_to_all = job == "a2a";
+	params.qps = qps;
+	params.cm = connect == "rdma_cm";
+	params.hash = *h;
+	params.fn = SwitchHash::Jhash;
+	params.policy = *p;
+	params.trials = kSimTrials;
+	return simulate_fabric(params);
+}
+
 std::string cell_name(const CellKey &k)
 {
 	return format("%-10s %-4s %2u %-7s", std::get<0>(k).c_str(), std::get<1>(k).c_str(),
@@ -281,6 +314,7 @@ Record fabric_report(const FabricRuns &runs)
 	const std::string base = baseline_of(c);
 	const FabricTopology &topo = runs.jobs.front().topo;
 	std::map<std::string, std::vector<double>> over_ideal_all, over_base_all;
+	std::vector<nlohmann::json> cell_policies;
 	std::vector<Record> cells;
 	bool ok = true;
 	Record r;
@@ -331,7 +365,6 @@ Record fabric_report(const FabricRuns &runs)
 		const auto &row = c.by_key.at(key);
 		const PolicyCell *b = row.count(base) ? &row.at(base) : nullptr;
 		std::string line = cell_name(key);
-		Record cell;
 		nlohmann::json pj = nlohmann::json::object();
 		for (const auto &p : policies) {
 			if (!row.count(p)) {
@@ -360,14 +393,8 @@ Record fabric_report(const FabricRuns &runs)
 			    {"link_max_over_mean", mean(pc.link)}};
 		}
 		r.add_text(line + "\n");
-		cells.push_back(cell.add_json("hash", std::get<0>(key))
-		                    .add_json("job", std::get<1>(key))
-		                    .add_json("qps", std::get<2>(key))
-		                    .add_json("connect", std::get<3>(key))
-		                    .add_json("ideal_seconds", c.ideal.at(key))
-		                    .add_json("policies", pj));
+		cell_policies.push_back(std::move(pj));
 	}
-	r.add("cells", cells);
 	r.add_text("\nflows' p99 completion over the ideal, and the busiest leaf-spine link over "
 	           "their mean (means over seeds)\n" +
 	           head + "\n");
@@ -387,6 +414,52 @@ Record fabric_report(const FabricRuns &runs)
 		}
 		r.add_text(line + "\n");
 	}
+	std::map<std::string, std::vector<double>> sim_all;
+	r.add_text(
+	    format("\nthe same cells simulated (roce-entropy simulate --fabric, a keyed hash "
+	           "as Linux's, %u trials): the busiest link's bound over the ideal; the "
+	           "busiest leaf-spine link over their mean, simulated/emulated\n",
+	           kSimTrials) +
+	    head + "  random\n");
+	for (std::size_t i = 0; i < c.keys.size(); i++) {
+		const auto &key = c.keys[i];
+		const auto &row = c.by_key.at(key);
+		std::string line = cell_name(key);
+		nlohmann::json &pj = cell_policies[i];
+		nlohmann::json random_json = nullptr;
+		for (const auto &p : policies) {
+			const auto sim = row.count(p) ? simulate_cell(topo, key, p) : std::nullopt;
+			if (!sim) {
+				line += format("  %-23s", "-");
+				continue;
+			}
+			sim_all[p].push_back(sim->over_ideal_mean);
+			pj[p]["simulated"] = {{"over_ideal_mean", sim->over_ideal_mean},
+			                      {"over_ideal_p95", sim->over_ideal_p95},
+			                      {"link_max_over_mean", sim->link_max_mean}};
+			line += format("  %-23s",
+			               format("%4.2f; links %4.2f/%4.2f", sim->over_ideal_mean,
+			                      sim->link_max_mean, mean(row.at(p).link))
+			                   .c_str());
+		}
+		if (const auto random = simulate_cell(topo, key, "ideal")) {
+			sim_all["random"].push_back(random->over_ideal_mean);
+			random_json = {{"over_ideal_mean", random->over_ideal_mean},
+			               {"link_max_over_mean", random->link_max_mean}};
+			line += format("  %4.2f; links %4.2f", random->over_ideal_mean,
+			               random->link_max_mean);
+		}
+		r.add_text(line + "\n");
+		Record cell;
+		cells.push_back(cell.add_json("hash", std::get<0>(key))
+		                    .add_json("job", std::get<1>(key))
+		                    .add_json("qps", std::get<2>(key))
+		                    .add_json("connect", std::get<3>(key))
+		                    .add_json("ideal_seconds", c.ideal.at(key))
+		                    .add_json("policies", pj)
+		                    .add_json("simulated_random", random_json));
+	}
+	r.add("cells", cells);
 	nlohmann::json headline = nlohmann::json::object();
 	r.add_text("\nheadline, geometric means over the cells:\n");
 	for (const auto &p : policies) {
@@ -395,9 +468,20 @@ Record fabric_report(const FabricRuns &runs)
 		const double ob = has_base ? geomean(over_base_all[p]) : 0;
 		headline[p] = {{"over_ideal", oi},
 		               {"over_baseline", has_base ? nlohmann::json(ob) : nullptr}};
+		if (!sim_all[p].empty())
+			headline[p]["simulated_over_ideal"] = geomean(sim_all[p]);
 		r.add_text(format("  %-8s JCT %.2f x the ideal", p.c_str(), oi) +
-		           (has_base ? format(", %.2f x %s's", ob, base.c_str()) : "") + "\n");
+		           (has_base ? format(", %.2f x %s's", ob, base.c_str()) : "") +
+		           (sim_all[p].empty() ? std::string()
+		                               : format("; simulated bound %.2f x the ideal",
+		                                        geomean(sim_all[p]))) +
+		           "\n");
 	}
+	if (!sim_all["random"].empty())
+		r.add_text(
+		    format("  %-8s simulated bound %.2f x the ideal (a random port and label "
+		           "per QP)\n",
+		           "random", geomean(sim_all["random"])));
 	r.add_json("headline", headline);
 	std::vector<Record> acts;
 	if (runs.failovers_planned || !runs.failovers.empty())
