@@ -124,6 +124,23 @@ TEST(FabricSim, LabelsAndDestinationQpsSpreadAPairsQps)
 	    simulate_fabric(params(SimPolicy::Off, FabricHash::Ipv4, 4, false)).over_ideal_mean);
 }
 
+// All-to-all without labels sends the same headers in every trial; the
+// leaves' seed changes per trial, so the trials are draws, not one draw
+// repeated.
+TEST(FabricSim, TrialsDrawTheLeavesSeedAfresh)
+{
+	auto p = params(SimPolicy::Builtin, FabricHash::Ipv6Label, 1, false);
+	p.all_to_all = true;
+	for (auto fn : {SwitchHash::Crc16, SwitchHash::Jhash}) {
+		p.fn = fn;
+		const auto qps = fabric_sim_qps(p, 0);
+		std::set<unsigned> spines;
+		for (unsigned trial = 0; trial < 16; trial++)
+			spines.insert(fabric_sim_spine(p, qps[0], trial));
+		EXPECT_GT(spines.size(), 1u) << name_of(fn);
+	}
+}
+
 TEST(FabricSim, MoreQpsBringRandomPortsNearerTheIdeal)
 {
 	const auto one = simulate_fabric(params(SimPolicy::Ideal, FabricHash::Ipv4, 1, true));

@@ -139,10 +139,11 @@ std::vector<FabricSimQp> fabric_sim_qps(const FabricSimParams &params, unsigned 
 	return qps;
 }
 
-unsigned fabric_sim_spine(const FabricSimParams &params, const FabricSimQp &qp)
+unsigned fabric_sim_spine(const FabricSimParams &params, const FabricSimQp &qp, unsigned trial)
 {
 	const bool v6 = params.hash == FabricHash::Ipv6 || params.hash == FabricHash::Ipv6Label;
-	const std::uint32_t seed = params.seed * 0x9E3779B9u + params.topo.leaf_of(qp.src);
+	const std::uint32_t seed =
+	    (params.seed * 0x9E3779B9u ^ trial * 0x85EBCA6Bu) + params.topo.leaf_of(qp.src);
 	std::vector<std::uint8_t> key;
 
 	// the switch's own seed first, then the fields in packet order
@@ -186,7 +187,7 @@ FabricSimResult simulate_fabric(const FabricSimParams &params)
 			const unsigned ls = t.leaf_of(qp.src), ld = t.leaf_of(qp.dst);
 			if (ls == ld)
 				continue;
-			const unsigned spine = fabric_sim_spine(params, qp);
+			const unsigned spine = fabric_sim_spine(params, qp, trial);
 			up[ls * t.spines + spine] += 1;
 			down[spine * t.leaves + ld] += 1;
 		}

@@ -60,8 +60,11 @@ struct FabricSimQp {
 // ephemeral range to service port 18700.
 std::vector<FabricSimQp> fabric_sim_qps(const FabricSimParams &params, unsigned trial);
 
-// The spine QP's packets cross from its source leaf (its leaf's hash).
-unsigned fabric_sim_spine(const FabricSimParams &params, const FabricSimQp &qp);
+// The spine QP's packets cross from its source leaf (its leaf's hash).  The
+// leaves' hash seed is drawn per trial, as make fabric's seeds set the
+// routers' (fib_multipath_hash_seed): a job whose headers are the same in
+// every trial (all-to-all without labels) still gets a fresh draw.
+unsigned fabric_sim_spine(const FabricSimParams &params, const FabricSimQp &qp, unsigned trial);
 
 FabricSimResult simulate_fabric(const FabricSimParams &params);
 
