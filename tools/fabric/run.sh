@@ -53,7 +53,10 @@ boot() {
 		"$REPO/tools/testing/vm/run.sh" "$REPO/tools/fabric/fabric.sh" > "$fabric/$name.log" 2>&1 &
 	vm=$!
 	tail -n +1 -f "$fabric/$name.log" --pid=$vm |
-		grep --line-buffered -E '^(==>|  (one flow|up in|cm|qpn) |  .*failed|vm-run|error)' || true
+		grep --line-buffered -E '^(==>|  (one flow:|up in|rdma_cm|qpn) |  .*failed|vm-run|error)' |
+		while IFS= read -r line; do
+			printf '%5d s %s\n' $((SECONDS - start)) "$line"
+		done || true
 	wait $vm || rc=$?
 	[ ! -s "$fabric/$name/fabric/runs.jsonl" ] ||
 		cat "$fabric/$name/fabric/runs.jsonl" >> "$fabric/runs.jsonl"
