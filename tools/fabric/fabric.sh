@@ -320,10 +320,11 @@ perm_pairs() {
 }
 
 # a2a_pairs SEED: every ordered pair of hosts, in a shuffled order.
+# shellcheck disable=SC2317 # called as ${kind}_pairs
 a2a_pairs() {
 	local n=$((HOSTS * HOSTS)) k
 
-	shuffled "$1" $n | while read -r k; do
+	shuffled "$1" "$n" | while read -r k; do
 		[ $((k / HOSTS)) = $((k % HOSTS)) ] || echo "$((k / HOSTS)) $((k % HOSTS))"
 	done
 }
@@ -353,7 +354,7 @@ job() {
 	while read -r s d; do
 		flows+=("$(host$fam "$s"),$(host$fam "$d")")
 		pairs+="${pairs:+,}[$s,$d]"
-	done < <(${kind}_pairs "$seed")
+	done < <("${kind}_pairs" "$seed")
 	[ "$connect" = qpn ] || cm=(--cm --cm-port $((CM_PORT++)))
 	set_hash "$hash" "$seed" || return 1
 	out=$OUT/job.json
@@ -390,7 +391,7 @@ calibrate() {
 
 	progress "calibration: one flow alone, then a permutation pinned to every uplink once"
 	set_fabric_policy "${POLICIES[0]}" && set_hash ipv4 1 || return 1
-	"$FLOWS" --bytes "$BYTES" --json "$(host4 0),$(host4 $HPL)" > "$OUT/calibrate-one.json" ||
+	"$FLOWS" --bytes "$BYTES" --json "$(host4 0),$(host4 "$HPL")" > "$OUT/calibrate-one.json" ||
 		return 1
 	# host i to host i+HPL (the next leaf), by uplink i % SPINES (HPL is
 	# SPINES or less for every uplink to carry one flow)
@@ -545,8 +546,10 @@ done
 planned=$((planned * ${#POLICIES[@]} * ${#QPS_LIST[@]} * ${#CONNECTS[@]}))
 echo "{\"plan\": {\"jobs\": $planned, \"failover\": ${#FAIL_POLICIES[@]}}}" >> "$RUNS"
 t=$SECONDS
-fabric_routers && fabric_hosts && fabric_shape && fabric_rxe && ns_sleepers ||
-	{ echo "the fabric did not come up"; exit 1; }
+if ! { fabric_routers && fabric_hosts && fabric_shape && fabric_rxe && ns_sleepers; }; then
+	echo "the fabric did not come up"
+	exit 1
+fi
 echo "  up in $((SECONDS - t)) s"
 calibrate || { echo "the calibration failed"; exit 1; }
 rc=0

@@ -19,6 +19,7 @@
 # (its header lists them).  "run.sh smoke", which make check runs, is the
 # same with a few small jobs of one seed, into build/fabric-smoke: it keeps
 # make fabric working, its figures mean little.
+# shellcheck source=tools/buildlib/common.sh
 . "$(dirname "$0")/../buildlib/common.sh"
 
 fabric=${FABRIC_OUT:-$BUILD/fabric}
