@@ -269,12 +269,15 @@ vm_task() {
 # vm_run NAME STACK TIMEOUT TEST|VAR=VALUE...: one row of tools/testing/runs.
 vm_run() {
 	local name=$1 stack=$2 timeout=$3 out=$MODBUILD/vm/$1 w
-	local tests=() env=()
+	local tests=() env=(VM_CPUS=1)
 
 	shift 3
+	# make check's rows run on one CPU unless they say otherwise; the
+	# debug and KCSAN kernels on two, where races are what they look for
+	[ "$DEBUG" = 0 ] || env=(VM_CPUS=2)
 	for w in "$@"; do
 		case $w in
-		RTE_*=* | VM_APPEND=*) env+=("$w") ;;
+		RTE_*=* | VM_APPEND=* | VM_CPUS=*) env+=("$w") ;;
 		*) tests+=("$TESTING/tests/$w.sh") ;;
 		esac
 	done
