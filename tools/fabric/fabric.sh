@@ -30,17 +30,16 @@
 # ipv6: IPv6's 5-tuple), each policy, each seed (the routers' hash seed,
 # the permutation and the order the connections are made in).  All-to-all
 # costs four permutations' time and spreads evenly whatever the policy:
-# by default it runs under one hash and one seed (A2A_HASHES, A2A_SEEDS).
-# One JSON
-# line per job in $rte_out/fabric/runs.jsonl, after the plan's (how many
-# jobs this boot runs) and the calibration's; roce-lab fabric-report judges
-# them on the host.
+# by default it runs under one hash and two seeds (A2A_HASHES, A2A_SEEDS).
+# One JSON line per job in $rte_out/fabric/runs.jsonl, after the plan's
+# (how many jobs this boot runs) and the calibration's; roce-lab
+# fabric-report judges them on the host.
 #
 # RTE_FABRIC_* change it (tools/fabric/run.sh passes them): LEAVES (4),
 # SPINES (4), HOSTS per leaf (4), RATE (kbit/s, 2000), BYTES (262144),
 # A2A_BYTES (16384), SEEDS (1,2,3), POLICIES (builtin,off,rfc,mix; stock
 # under STOCK=1), HASHES (ipv4,ipv6-label), JOBS (perm,a2a), QPS (1,4),
-# CONNECT (cm,qpn), A2A_HASHES (ipv6-label), A2A_SEEDS (1).
+# CONNECT (cm,qpn), A2A_HASHES (ipv6-label), A2A_SEEDS (1,2).
 . "$rte_repo/tools/testing/lib.sh"
 . "$rte_repo/tools/testing/ecmp-core.sh"
 
@@ -53,7 +52,7 @@ A2A_BYTES=${RTE_FABRIC_A2A_BYTES:-16384}
 IFS=, read -r -a SEEDS <<< "${RTE_FABRIC_SEEDS:-1,2,3}"
 IFS=, read -r -a HASHES <<< "${RTE_FABRIC_HASHES:-ipv4,ipv6-label}"
 IFS=, read -r -a A2A_HASHES <<< "${RTE_FABRIC_A2A_HASHES:-ipv6-label}"
-IFS=, read -r -a A2A_SEEDS <<< "${RTE_FABRIC_A2A_SEEDS:-1}"
+IFS=, read -r -a A2A_SEEDS <<< "${RTE_FABRIC_A2A_SEEDS:-1,2}"
 IFS=, read -r -a JOBS <<< "${RTE_FABRIC_JOBS:-perm,a2a}"
 IFS=, read -r -a QPS_LIST <<< "${RTE_FABRIC_QPS:-1,4}"
 IFS=, read -r -a CONNECTS <<< "${RTE_FABRIC_CONNECT:-cm,qpn}"
