@@ -19,6 +19,8 @@
 # once ended in an RCU stall report (its grace-period kthread, runnable on
 # the second vCPU, starved for 5 s of the guest's time).
 #
+# The report ends with this run against the last one (its jobs kept in
+# runs-before.jsonl): which cells agree within their spread over seeds.
 # FABRIC_STOCK=0 skips the stock boot; RTE_FABRIC_* reach the guest script
 # (its header lists them).  "run.sh smoke", which make check runs, is the
 # same with a few small jobs of one seed, into build/fabric-smoke: it keeps
@@ -42,6 +44,8 @@ fi
 [ -x "$BUILD/bin/roce-flows" ] || die "no $BUILD/bin/roce-flows: run 'make tools'"
 [ -x "$BUILD/bin/roce-lab" ] || die "no $BUILD/bin/roce-lab: run 'make tools'"
 mkdir -p "$fabric"
+# The last run's jobs stay, for the report to say which cells agree.
+[ ! -s "$fabric/runs.jsonl" ] || mv "$fabric/runs.jsonl" "$fabric/runs-before.jsonl"
 rm -rf "$fabric/vm" "$fabric/vm-stock" "$fabric/runs.jsonl" "$fabric/report.json" \
 	"$fabric/jct.svg"
 start=$SECONDS
@@ -77,8 +81,10 @@ boot vm || rc=1
 
 echo
 status=0
+against=()
+[ ! -s "$fabric/runs-before.jsonl" ] || against=(--against "$fabric/runs-before.jsonl")
 "$BUILD/bin/roce-lab" fabric-report "$fabric/runs.jsonl" --svg "$fabric/jct.svg" \
-	--output "$fabric/report.json" || status=$?
+	--output "$fabric/report.json" "${against[@]}" || status=$?
 echo
 say "report: $fabric/report.json; chart: $fabric/jct.svg"
 say "VM logs: $fabric/vm.log, $fabric/vm-stock.log; every job: $fabric/runs.jsonl"

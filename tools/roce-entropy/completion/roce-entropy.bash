@@ -18,7 +18,7 @@ _roce_entropy_tools_opts()
 	roce-entropy:pcap) echo "--policy --flow-label --port-flow-label --policy-for --json" ;;
 	roce-entropy:audit) echo "--qp --cm-id --rdma --port-flow-label --base-sport --json" ;;
 	roce-lab:ecmp-report) echo "--svg --failover-svg --stalls --output --json" ;;
-	roce-lab:fabric-report) echo "--svg --output --json" ;;
+	roce-lab:fabric-report) echo "--svg --output --against --json" ;;
 	roce-entropy:status) echo "--root --json" ;;
 	roce-entropy:policy | roce-entropy:policy-show | roce-entropy:policy-default | \
 		roce-entropy:policy-repath) echo "--json" ;;
@@ -123,7 +123,7 @@ _roce_entropy_tools()
 		mapfile -t COMPREPLY < <(compgen -W "ipv4 ipv6-label ipv6 dqp" -- "$cur")
 		return
 		;;
-	--svg | --output | --until | --qp | --cm-id | --rdma | --started)
+	--svg | --output | --against | --until | --qp | --cm-id | --rdma | --started)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;

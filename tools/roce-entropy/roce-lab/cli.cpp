@@ -40,6 +40,8 @@ CLI::App *add_fabric_report(CLI::App &app, FabricReportArgs &a)
 	    ->required();
 	cmd->add_option("--svg", a.svg, "write a chart of completion time over the ideal");
 	cmd->add_option("--output", a.output, "write the report as JSON");
+	cmd->add_option("--against", a.against,
+	                "an earlier run's jobs (runs.jsonl): which cells agree with this run's");
 	cmd->add_flag("--json", a.json, "print JSON");
 	return cmd;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // fabric-report: make fabric's jobs judged (lib/sim/fabric.h); a table (or
-// JSON), the report as a file and a chart.  Exit status 1 when the
+// JSON), the report as a file and a chart, and with --against how this
+// run's cells agree with an earlier run's.  Exit status 1 when the
 // calibration did not show the fabric as the bottleneck.
 #include <fstream>
 
@@ -11,13 +12,26 @@
 namespace roce
 {
 
+namespace
+{
+
+FabricRuns read_runs(const std::string &name)
+{
+	std::ifstream in(name);
+	if (!in)
+		throw UsageError("cannot read " + name);
+	return parse_fabric_runs(in, name);
+}
+
+} // namespace
+
 int fabric_report_cmd(const FabricReportArgs &args, std::ostream &out)
 {
-	std::ifstream in(args.input);
-	if (!in)
-		throw UsageError("cannot read " + args.input);
-	const FabricRuns runs = parse_fabric_runs(in, args.input);
-	const Record report = fabric_report(runs);
+	const FabricRuns runs = read_runs(args.input);
+	Record report = fabric_report(runs);
+
+	if (!args.against.empty())
+		report.add_text("\n").add("against", fabric_compare(runs, read_runs(args.against)));
 	const nlohmann::json j = report.json();
 
 	if (!args.output.empty()) {

@@ -18,7 +18,7 @@ struct EcmpReportArgs {
 int ecmp_report_cmd(const EcmpReportArgs &args, std::ostream &out);
 
 struct FabricReportArgs {
-	std::string input, svg, output;
+	std::string input, svg, output, against;
 	bool json = false;
 };
 int fabric_report_cmd(const FabricReportArgs &args, std::ostream &out);

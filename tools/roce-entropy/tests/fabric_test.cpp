@@ -238,6 +238,63 @@ TEST(FabricReport, StockSimulatedSendsNoLabel)
 	EXPECT_FALSE(j["cells"][1]["policies"]["odd"].contains("simulated"));
 }
 
+TEST(FabricCompare, RangesOverSeedsOverlapOrNot)
+{
+	// JCT over the ideal (1 s) is each job's longest flow: rfc 1 and 2
+	// now, 1.5 and 3 before (overlapping); stock 2 and 4 now, 5 and 6
+	// before (not); off ran only now, and is not compared
+	const FabricRuns now =
+	    parse(job_line("rfc", 1, {1, 1, 1, 1}) + job_line("rfc", 2, {2, 1, 1, 1}) +
+	          job_line("stock", 1, {2, 1, 1, 1}) + job_line("stock", 2, {4, 1, 1, 1}) +
+	          job_line("off", 1, {9, 1, 1, 1}));
+	const FabricRuns before =
+	    parse(job_line("rfc", 1, {1.5, 1, 1, 1}) + job_line("rfc", 2, {3, 1, 1, 1}) +
+	          job_line("stock", 1, {5, 1, 1, 1}) + job_line("stock", 2, {6, 1, 1, 1}));
+	const Record r = fabric_compare(now, before);
+	const nlohmann::json j = r.json();
+	EXPECT_TRUE(j["comparable"].get<bool>());
+	EXPECT_EQ(j["pairs"], 2);
+	EXPECT_EQ(j["agree"], 1);
+	ASSERT_EQ(j["differ"].size(), 1u);
+	EXPECT_EQ(j["differ"][0]["policy"], "stock");
+	EXPECT_DOUBLE_EQ(j["differ"][0]["now"]["mean"].get<double>(), 3.0);
+	EXPECT_DOUBLE_EQ(j["differ"][0]["before"]["min"].get<double>(), 5.0);
+	EXPECT_DOUBLE_EQ(j["headline"]["rfc"]["now"].get<double>(), 1.5);
+	EXPECT_DOUBLE_EQ(j["headline"]["rfc"]["before"].get<double>(), 2.25);
+	EXPECT_FALSE(j["headline"].contains("off"));
+	EXPECT_NE(r.text().find("1 of 2 (a policy in a cell both ran) agree"), std::string::npos)
+	    << r.text();
+	EXPECT_NE(r.text().find("stock    3.00 [2.00-4.00] against 5.50 [5.00-6.00]"),
+	          std::string::npos)
+	    << r.text();
+}
+
+TEST(FabricCompare, OneSeedAgreesOnlyWithTheSameFigure)
+{
+	// no spread: a single seed's range is its one value, which agrees
+	// with another only when both print the same (2.00 and 2.00, not
+	// 2.00 and 2.01)
+	const Record r = fabric_compare(parse(job_line("rfc", 1, {2, 1, 1, 1})),
+	                                parse(job_line("rfc", 1, {2.01, 1, 1, 1})));
+	EXPECT_EQ(r.json()["agree"], 0);
+	EXPECT_EQ(fabric_compare(parse(job_line("rfc", 1, {2, 1, 1, 1})),
+	                         parse(job_line("rfc", 1, {2.004, 1, 1, 1})))
+	              .json()["agree"],
+	          1);
+}
+
+TEST(FabricCompare, AnotherTopologyIsNotCompared)
+{
+	std::string other = job_line("rfc", 1, {1, 1, 1, 1});
+	other.replace(other.find("\"rate_kbit\":8"), 13, "\"rate_kbit\":16");
+	const Record r = fabric_compare(parse(job_line("rfc", 1, {1, 1, 1, 1})), parse(other));
+	EXPECT_FALSE(r.json()["comparable"].get<bool>());
+	EXPECT_FALSE(r.json().contains("pairs"));
+	EXPECT_NE(r.text().find("another topology (2x2x2 at 16 kbit/s), not compared"),
+	          std::string::npos)
+	    << r.text();
+}
+
 // A failure act's line: the whole fabric's run (every flow done in 2 s,
 // gaps of 10 ms at most), and the run with the hole, where flow 1 failed
 // after a 2 s gap and the last flow ended after 3 s.

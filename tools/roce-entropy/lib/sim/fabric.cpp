@@ -216,6 +216,13 @@ std::string cell_name(const CellKey &k)
 	              std::get<2>(k), std::get<3>(k).c_str());
 }
 
+// A figure as the report prints it, to two decimals: two ranges agree
+// when they overlap as printed.
+double printed(double v)
+{
+	return std::round(v * 100) / 100;
+}
+
 } // namespace
 
 FabricRuns parse_fabric_runs(std::istream &in, const std::string &name)
@@ -512,6 +519,87 @@ Record fabric_report(const FabricRuns &runs)
 	r.add("failover", acts);
 	ok = ok && runs.failovers.size() == runs.failovers_planned;
 	r.add_json("ok", ok);
+	return r;
+}
+
+Record fabric_compare(const FabricRuns &now, const FabricRuns &before)
+{
+	Record r;
+
+	if (now.jobs.empty() || before.jobs.empty()) {
+		r.add_json("comparable", false)
+		    .add_text("against the earlier run: no jobs in one of them, not compared\n");
+		return r;
+	}
+	const FabricTopology &tn = now.jobs.front().topo, &tb = before.jobs.front().topo;
+	if (tn.leaves != tb.leaves || tn.spines != tb.spines ||
+	    tn.hosts_per_leaf != tb.hosts_per_leaf || tn.rate_kbit != tb.rate_kbit) {
+		r.add_json("comparable", false)
+		    .add_text(format("against the earlier run: another topology (%ux%ux%u at %g "
+		                     "kbit/s), not compared\n",
+		                     tb.leaves, tb.spines, tb.hosts_per_leaf, tb.rate_kbit));
+		return r;
+	}
+	const Cells cn = gather(now), cb = gather(before);
+	std::map<std::string, std::vector<double>> gn, gb;
+	std::vector<Record> differ;
+	unsigned pairs = 0, agree = 0;
+
+	for (const auto &key : cn.keys) {
+		if (!cb.by_key.count(key))
+			continue;
+		const auto &row_b = cb.by_key.at(key);
+		for (const auto &[policy, pn] : cn.by_key.at(key)) {
+			if (!row_b.count(policy))
+				continue;
+			const PolicyCell &pb = row_b.at(policy);
+			const auto [ln, hn] =
+			    std::minmax_element(pn.over_ideal.begin(), pn.over_ideal.end());
+			const auto [lb, hb] =
+			    std::minmax_element(pb.over_ideal.begin(), pb.over_ideal.end());
+			const double mn = mean(pn.over_ideal), mb = mean(pb.over_ideal);
+			pairs++;
+			gn[policy].push_back(mn);
+			gb[policy].push_back(mb);
+			if (printed(*ln) <= printed(*hb) && printed(*lb) <= printed(*hn)) {
+				agree++;
+				continue;
+			}
+			Record d;
+			d.add_json("hash", std::get<0>(key))
+			    .add_json("job", std::get<1>(key))
+			    .add_json("qps", std::get<2>(key))
+			    .add_json("connect", std::get<3>(key))
+			    .add_json("policy", policy)
+			    .add_json("now", {{"mean", mn}, {"min", *ln}, {"max", *hn}})
+			    .add_json("before", {{"mean", mb}, {"min", *lb}, {"max", *hb}})
+			    .add_text(
+			        format("  %s %-8s %.2f [%.2f-%.2f] against %.2f [%.2f-%.2f]\n",
+			               cell_name(key).c_str(), policy.c_str(), mn, *ln, *hn, mb,
+			               *lb, *hb));
+			differ.push_back(std::move(d));
+		}
+	}
+	nlohmann::json headline = nlohmann::json::object();
+	std::set<std::string> both;
+	std::string heads;
+	for (const auto &g : gn)
+		both.insert(g.first);
+	for (const auto &policy : ordered_policies(both)) {
+		const double n = geomean(gn[policy]), b = geomean(gb[policy]);
+		headline[policy] = {{"now", n}, {"before", b}};
+		heads +=
+		    format("  %-8s JCT %.2f x the ideal, earlier %.2f\n", policy.c_str(), n, b);
+	}
+	r.add_json("comparable", true)
+	    .add_json("pairs", pairs)
+	    .add_json("agree", agree)
+	    .add_text(format("against the earlier run: %u of %u (a policy in a cell both ran) "
+	                     "agree, their ranges over seeds overlapping as printed%s\n",
+	                     agree, pairs, agree == pairs ? "" : "; these do not:"))
+	    .add("differ", differ)
+	    .add_json("headline", headline)
+	    .add_text("geometric means over those cells:\n" + heads);
 	return r;
 }
 

@@ -112,6 +112,14 @@ JobFigures job_figures(const FabricJob &job);
 // and the calibration shows the fabric, not rxe's CPU, as the bottleneck.
 Record fabric_report(const FabricRuns &runs);
 
+// This run against an earlier one (make fabric keeps the last run's jobs):
+// for each policy in each cell both ran, whether their JCT over the ideal
+// agree, their ranges over seeds overlapping as the report prints them (two
+// decimals); those that do not, and each
+// policy's geometric mean over those cells in both.  Runs of different
+// topologies are not compared, and the report says so.
+Record fabric_compare(const FabricRuns &now, const FabricRuns &before);
+
 // A chart: per cell, a bar per policy of its JCT over the ideal, whiskers
 // for the seeds' spread.
 void write_fabric_svg(const FabricRuns &runs, std::ostream &out);
