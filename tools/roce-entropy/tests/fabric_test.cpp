@@ -158,6 +158,23 @@ TEST(FabricReport, PoliciesOverSeedsAgainstStockAndTheIdeal)
 	    << text;
 	EXPECT_NE(text.find("the fabric is the bottleneck"), std::string::npos) << text;
 	EXPECT_NE(text.find("jobs: 4 of 4 planned ran\n"), std::string::npos) << text;
+	// the flows' p50 and p99 over the ideal and the busiest link, each
+	// with its spread: stock's p99 is its JCT, 2 and 4; its p50 1 in both
+	EXPECT_DOUBLE_EQ(c["policies"]["stock"]["flow_p99_min"].get<double>(), 2.0);
+	EXPECT_DOUBLE_EQ(c["policies"]["stock"]["flow_p99_max"].get<double>(), 4.0);
+	EXPECT_DOUBLE_EQ(c["policies"]["stock"]["flow_p50_max"].get<double>(), 1.0);
+	EXPECT_DOUBLE_EQ(c["policies"]["stock"]["link_max_over_mean_min"].get<double>(), 4.0);
+	const auto p99 = text.find("flows' p99 completion over the ideal, mean [min-max]");
+	ASSERT_NE(p99, std::string::npos) << text;
+	EXPECT_NE(text.find("ipv4       perm  1 rdma_cm   3.00 [2.00-4.00]", p99),
+	          std::string::npos)
+	    << text;
+	EXPECT_NE(text.find("flows' p50 completion over the ideal, mean [min-max]"),
+	          std::string::npos)
+	    << text;
+	EXPECT_NE(text.find("the busiest leaf-spine link over their mean, mean [min-max]"),
+	          std::string::npos)
+	    << text;
 }
 
 TEST(FabricReport, NotOkWhenAPlannedJobDidNotRun)

@@ -396,30 +396,47 @@ Record fabric_report(const FabricRuns &runs)
 			    {"over_ideal_max", *hi},
 			    {"over_baseline", b ? nlohmann::json(ob) : nlohmann::json(nullptr)},
 			    {"flow_p50_mean", mean(pc.p50)},
+			    {"flow_p50_min", *std::min_element(pc.p50.begin(), pc.p50.end())},
+			    {"flow_p50_max", *std::max_element(pc.p50.begin(), pc.p50.end())},
 			    {"flow_p99_mean", mean(pc.p99)},
-			    {"link_max_over_mean", mean(pc.link)}};
+			    {"flow_p99_min", *std::min_element(pc.p99.begin(), pc.p99.end())},
+			    {"flow_p99_max", *std::max_element(pc.p99.begin(), pc.p99.end())},
+			    {"link_max_over_mean", mean(pc.link)},
+			    {"link_max_over_mean_min",
+			     *std::min_element(pc.link.begin(), pc.link.end())},
+			    {"link_max_over_mean_max",
+			     *std::max_element(pc.link.begin(), pc.link.end())}};
 		}
 		r.add_text(line + "\n");
 		cell_policies.push_back(std::move(pj));
 	}
-	r.add_text("\nflows' p99 completion over the ideal, and the busiest leaf-spine link over "
-	           "their mean (means over seeds)\n" +
-	           head + "\n");
-	for (const auto &key : c.keys) {
-		const auto &row = c.by_key.at(key);
-		std::string line = cell_name(key);
-		for (const auto &p : policies) {
-			if (!row.count(p)) {
-				line += format("  %-23s", "-");
-				continue;
+	const struct {
+		const char *what;
+		std::vector<double> PolicyCell::*figure;
+		bool over_ideal;
+	} figures[] = {{"flows' p50 completion over the ideal", &PolicyCell::p50, true},
+	               {"flows' p99 completion over the ideal", &PolicyCell::p99, true},
+	               {"the busiest leaf-spine link over their mean", &PolicyCell::link, false}};
+	for (const auto &f : figures) {
+		r.add_text(format("\n%s, mean [min-max] over seeds\n", f.what) + head + "\n");
+		for (const auto &key : c.keys) {
+			const auto &row = c.by_key.at(key);
+			const double unit = f.over_ideal ? c.ideal.at(key) : 1;
+			std::string line = cell_name(key);
+			for (const auto &p : policies) {
+				if (!row.count(p)) {
+					line += format("  %-23s", "-");
+					continue;
+				}
+				const auto &v = row.at(p).*f.figure;
+				const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+				line +=
+				    format("  %-23s", format("%5.2f [%4.2f-%4.2f]", mean(v) / unit,
+				                             *lo / unit, *hi / unit)
+				                          .c_str());
 			}
-			const PolicyCell &pc = row.at(p);
-			line +=
-			    format("  %-23s", format("p99 %.2f, links %.2f",
-			                             mean(pc.p99) / c.ideal.at(key), mean(pc.link))
-			                          .c_str());
+			r.add_text(line + "\n");
 		}
-		r.add_text(line + "\n");
 	}
 	std::map<std::string, std::vector<double>> sim_all;
 	r.add_text(
