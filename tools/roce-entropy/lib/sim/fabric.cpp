@@ -216,6 +216,14 @@ std::string cell_name(const CellKey &k)
 	              std::get<2>(k), std::get<3>(k).c_str());
 }
 
+// The least and the greatest of V (a policy's figure over its seeds; never
+// empty: a cell has a policy only once one of its jobs ran).
+std::pair<double, double> range(const std::vector<double> &v)
+{
+	const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+	return {*lo, *hi};
+}
+
 // A figure as the report prints it, to two decimals: two ranges agree
 // when they overlap as printed.
 double printed(double v)
@@ -396,16 +404,14 @@ Record fabric_report(const FabricRuns &runs)
 			    {"over_ideal_max", *hi},
 			    {"over_baseline", b ? nlohmann::json(ob) : nlohmann::json(nullptr)},
 			    {"flow_p50_mean", mean(pc.p50)},
-			    {"flow_p50_min", *std::min_element(pc.p50.begin(), pc.p50.end())},
-			    {"flow_p50_max", *std::max_element(pc.p50.begin(), pc.p50.end())},
+			    {"flow_p50_min", range(pc.p50).first},
+			    {"flow_p50_max", range(pc.p50).second},
 			    {"flow_p99_mean", mean(pc.p99)},
-			    {"flow_p99_min", *std::min_element(pc.p99.begin(), pc.p99.end())},
-			    {"flow_p99_max", *std::max_element(pc.p99.begin(), pc.p99.end())},
+			    {"flow_p99_min", range(pc.p99).first},
+			    {"flow_p99_max", range(pc.p99).second},
 			    {"link_max_over_mean", mean(pc.link)},
-			    {"link_max_over_mean_min",
-			     *std::min_element(pc.link.begin(), pc.link.end())},
-			    {"link_max_over_mean_max",
-			     *std::max_element(pc.link.begin(), pc.link.end())}};
+			    {"link_max_over_mean_min", range(pc.link).first},
+			    {"link_max_over_mean_max", range(pc.link).second}};
 		}
 		r.add_text(line + "\n");
 		cell_policies.push_back(std::move(pj));
@@ -429,10 +435,10 @@ Record fabric_report(const FabricRuns &runs)
 					continue;
 				}
 				const auto &v = row.at(p).*f.figure;
-				const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+				const auto [lo, hi] = range(v);
 				line +=
 				    format("  %-23s", format("%5.2f [%4.2f-%4.2f]", mean(v) / unit,
-				                             *lo / unit, *hi / unit)
+				                             lo / unit, hi / unit)
 				                          .c_str());
 			}
 			r.add_text(line + "\n");
@@ -570,15 +576,13 @@ Record fabric_compare(const FabricRuns &now, const FabricRuns &before)
 			if (!row_b.count(policy))
 				continue;
 			const PolicyCell &pb = row_b.at(policy);
-			const auto [ln, hn] =
-			    std::minmax_element(pn.over_ideal.begin(), pn.over_ideal.end());
-			const auto [lb, hb] =
-			    std::minmax_element(pb.over_ideal.begin(), pb.over_ideal.end());
+			const auto [ln, hn] = range(pn.over_ideal);
+			const auto [lb, hb] = range(pb.over_ideal);
 			const double mn = mean(pn.over_ideal), mb = mean(pb.over_ideal);
 			pairs++;
 			gn[policy].push_back(mn);
 			gb[policy].push_back(mb);
-			if (printed(*ln) <= printed(*hb) && printed(*lb) <= printed(*hn)) {
+			if (printed(ln) <= printed(hb) && printed(lb) <= printed(hn)) {
 				agree++;
 				continue;
 			}
@@ -588,12 +592,11 @@ Record fabric_compare(const FabricRuns &now, const FabricRuns &before)
 			    .add_json("qps", std::get<2>(key))
 			    .add_json("connect", std::get<3>(key))
 			    .add_json("policy", policy)
-			    .add_json("now", {{"mean", mn}, {"min", *ln}, {"max", *hn}})
-			    .add_json("before", {{"mean", mb}, {"min", *lb}, {"max", *hb}})
-			    .add_text(
-			        format("  %s %-8s %.2f [%.2f-%.2f] against %.2f [%.2f-%.2f]\n",
-			               cell_name(key).c_str(), policy.c_str(), mn, *ln, *hn, mb,
-			               *lb, *hb));
+			    .add_json("now", {{"mean", mn}, {"min", ln}, {"max", hn}})
+			    .add_json("before", {{"mean", mb}, {"min", lb}, {"max", hb}})
+			    .add_text(format(
+			        "  %s %-8s %.2f [%.2f-%.2f] against %.2f [%.2f-%.2f]\n",
+			        cell_name(key).c_str(), policy.c_str(), mn, ln, hn, mb, lb, hb));
 			differ.push_back(std::move(d));
 		}
 	}
