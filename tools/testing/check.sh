@@ -25,6 +25,7 @@ case $DEBUG in
 	exit 1
 	;;
 esac
+# shellcheck source=tools/buildlib/common.sh
 . "$(dirname "$0")/../buildlib/common.sh"
 set +e
 trap - ERR
@@ -373,6 +374,7 @@ host_state() {
 }
 
 prereq "Debian packages for the test kernel" "$REPO/tools/buildlib/deps.sh" kernel
+# shellcheck disable=SC2119 # no argument: the whole source tree, not rdma's part
 ksrc_init
 # First, as blktests' make check does: shellcheck on every script, beside
 # the stages up to the lanes (20 s of one core); counted before them.
@@ -441,15 +443,16 @@ else
 	tail -n 20 "$LOGS/iproute2.log"
 	count FAIL "iproute2's rdma with tools/iproute2 (log $LOGS/iproute2.log)"
 fi
-for p in $(grep -v '^#' "$REPO/tools/iproute2/series"); do
+while read -r p; do
+	case $p in ''|'#'*) continue ;; esac
 	if "$KSRC/scripts/checkpatch.pl" --no-tree -q "$REPO/tools/iproute2/$p" \
-		> "$LOGS/iproute2-checkpatch.log" 2>&1; then
+		> "$LOGS/iproute2-checkpatch.log" 2>&1 < /dev/null; then
 		count OK "checkpatch: tools/iproute2/$p"
 	else
 		cat "$LOGS/iproute2-checkpatch.log"
 		count FAIL "checkpatch: tools/iproute2/$p"
 	fi
-done
+done < "$REPO/tools/iproute2/series"
 
 wait "$deps_pid"
 deps_pid=
