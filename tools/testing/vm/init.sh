@@ -28,11 +28,13 @@ ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
-# A tmpfs on /tmp hides the host's /tmp: keep the paths we need visible.
+# A tmpfs on /tmp hides the host's /tmp: keep the paths we need visible,
+# the kernel source and the cache too (CACHE= or XDG_CACHE_HOME under /tmp).
 mkdir -p /run/host-tmp
 mount --bind /tmp /run/host-tmp
 mount -t tmpfs tmpfs /tmp
-for p in "$rte_repo" "$rte_out" "$rte_modroot" "$rte_modules"; do
+for p in "$rte_repo" "$rte_out" "$rte_cache" "$rte_ksrc" "$rte_modroot" \
+	"$rte_modules"; do
 	case $p in
 	/tmp/*)
 		mkdir -p "$p"
