@@ -553,7 +553,8 @@ vm_dmesg_clean() {
 # ---- results, in KTAP ----
 
 # check DESCRIPTION CMD...: one result, ok when CMD succeeds, after its time
-# (a "#" line, so a slow check shows, and with its own diagnostics).
+# (a "#" line, so a slow check shows, and with its own diagnostics).  Its
+# status is CMD's (0 or 1), for the checks that depend on it.
 check() {
 	local desc=$1 start=$SECONDS rc=0
 
@@ -565,6 +566,7 @@ check() {
 	else
 		ktap_test_fail "$desc"
 	fi
+	return $rc
 }
 
 # skip DESCRIPTION: a result that was not judged, with the reason in
