@@ -107,6 +107,54 @@ TEST(Fleet, RfcActiveSideAndStockPassive)
 	    pcap_cli({cap.path(), "--policy", "rfc", "--policy-for", "fd01::2=builtin"}).status, 1);
 }
 
+// rdma_cm UD over IPv6, the active side A under ACTIVE (builtin or off: flow
+// label 0 in every header), the passive B under rfc: the SIDR REQ carries no
+// flow label, so B derives its own from the CM ports (1, 7471) and sends
+// its SIDR REP and data there.  A sends the SIDR REQ on QP1's port under
+// builtin, its data from QP 0x40 on that QP's own port; under off both on
+// the base port.
+Conversation sidr_v6(bool builtin)
+{
+	const std::uint16_t a_cm = builtin ? kQp1Port : 0xC000,
+	                    a_data = builtin ? kLegacy40 : 0xC000;
+	Conversation c{true, "fd01::2", "fd02::2", a_cm, 0, {}};
+	c.mad(true, Mad(kCmSidrReq)
+	                .at(0, 0x77, 4)
+	                .at(8, 0x0000000001110000ull | 7471, 8)
+	                .at(16, 0, 2)
+	                .at(18, 1, 2));
+	c.sport = kSportPorts1And7471;
+	c.fl = kFlPorts1And7471;
+	c.mad(false, Mad(kCmSidrRep).at(0, 0x77, 4).at(8, 0x30, 3));
+	c.sport = a_data;
+	c.fl = 0;
+	c.add(true, 0x30, 0x40);
+	c.sport = kSportPorts1And7471;
+	c.fl = kFlPorts1And7471;
+	c.add(false, 0x40, 0x30);
+	return c;
+}
+
+TEST(Fleet, SidrOverIpv6FromAnActiveSideWithoutFlowLabel)
+{
+	for (const auto &[active, builtin] :
+	     std::vector<std::pair<std::string, bool>>{{"builtin", true}, {"off", false}}) {
+		TempCapture cap(sidr_v6(builtin).frames);
+		auto r = pcap_cli(
+		    {cap.path(), "--policy", "rfc", "--policy-for", "fd01::2=" + active, "--json"});
+		EXPECT_EQ(r.status, 0) << active << ": " << r.out << r.err;
+		const auto c = json::parse(r.out)["connections"][0];
+		EXPECT_EQ(c["cm_mads"], 2) << active;
+		EXPECT_EQ(c["mismatched"], 0) << active;
+		EXPECT_EQ(c["reverse"]["expected_data"], (json{{"udp_sport", kSportPorts1And7471},
+		                                               {"flow_label", kFlPorts1And7471}}))
+		    << active;
+		// B would have taken A's label, had A written one: rfc's own
+		// prediction of rdma_cm's label under the active side's policy
+		EXPECT_EQ(pcap_cli({cap.path(), "--policy", "rfc"}).status, 1) << active;
+	}
+}
+
 // Without CM each side hashes the QPNs under its own policy: 0x11 * 0x12 =
 // 0x132 under rfc (port 0xc132); under mix (0x132 * 0x61c8864680b583eb
 // mod 2^64) >> 44 = 0xe1b08, port (0x1b08 ^ 0x38) | 0xc000 = 0xdb30.

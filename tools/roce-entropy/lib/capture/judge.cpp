@@ -4,13 +4,14 @@
 // Each packet is judged under its sender's policy (--policy-for).  The
 // flow label it carries is the application's if it set one; else, with
 // the CM seen, rdma_cm's from the CM ports under the active side's policy
-// (the REQ carries it to the passive side; SIDR over IPv4 carries nothing,
-// so there each end derives its own), or the QPN hash of a CM connection
-// without rdma_cm; without CM the QPN hash under the sender's policy.  On
-// the wire, off, rfc and mix put the fold of that flow label into the UDP
-// source port and the flow label itself into the IPv6 header; builtin (stock
-// 6.12 rxe) puts the fold into RC data only, sends UD and the CM's MADs on
-// the sending QP's own port, and writes flow label 0.
+// (the REQ carries it to the passive side; a SIDR REQ only in its IPv6
+// header, so over IPv4, and from an active side that writes flow label 0
+// there (builtin, off), each end derives its own), or the QPN hash of a CM
+// connection without rdma_cm; without CM the QPN hash under the sender's
+// policy.  On the wire, off, rfc and mix put the fold of that flow label
+// into the UDP source port and the flow label itself into the IPv6 header;
+// builtin (stock 6.12 rxe) puts the fold into RC data only, sends UD and
+// the CM's MADs on the sending QP's own port, and writes flow label 0.
 //
 // Without the CM the QPN hash is only tentative: an rdma_cm connection
 // whose setup the capture missed takes its flow label from CM ports the
@@ -67,7 +68,10 @@ std::optional<FlowLabel> flow_label_of(const Ctx &x, const Stream &st, Policy s)
 	if (x.app_fl)
 		return FlowLabel{x.app_fl, "flow_label"};
 	if (ses) {
-		const Policy p = ses->sidr && !st.key.src.v6 ? s : x.cfg.policy_of(ses->active);
+		const Policy a = x.cfg.policy_of(ses->active);
+		const bool own =
+		    ses->sidr && (!st.key.src.v6 || a == Policy::Builtin || a == Policy::Off);
+		const Policy p = own ? s : a;
 		if (ses->ports)
 			return FlowLabel{cm_flow_label(p, ses->ports->first, ses->ports->second),
 			                 "cm_ports"};
