@@ -37,50 +37,6 @@
 # address family, transport and rdma_cm service port.
 . "$rte_repo/tools/testing/lib.sh"
 
-# jq definitions: show, what roce-entropy pcap found for one connection:
-# its CM MADs by kind each way, its ports (CM MADs and data apart), flow
-# labels, and what the policy predicted for each kind of packet (a one-port
-# policy predicts the same for all three).
-JQ_SHOW='
-def msgs(d): ["REQ", "MRA", "REJ", "REP", "RTU", "DREQ", "DREP", "SIDR_REQ", "SIDR_REP"] as $o |
-	d.cm_messages | to_entries | sort_by(.key as $k | $o | index($k) // 99) |
-	map("\(.key) \(.value)") | join(" ");
-def port(e): if e == null then "-" else "\(e.udp_sport)" end;
-def show:
-	"  \(.transport) \(.src) -> \(.dst): QPNs \(.qpns), CM ports \(.cm_ports // "none"), \(.cm_mads) CM MADs (-> \(msgs(.forward)), <- \(msgs(.reverse)))",
-	"  -> \(.forward.packets) packets, CM on \(.forward.cm_udp_sports), data on \(.forward.data_udp_sports); <- \(.reverse.packets), CM on \(.reverse.cm_udp_sports), data on \(.reverse.data_udp_sports)",
-	"  predicted: CM \(port(.expected_cm)), data -> \(port(.forward.expected_data)), <- \(port(.reverse.expected_data)); \(.mismatched) packets off, \(.unpredicted) unpredicted",
-	(select(.flow_labels != []) | "  IPv6 flow labels \(.flow_labels), predicted \((.expected_cm // .forward.expected_data // .reverse.expected_data).flow_label)");
-'
-
-# More jq: judge($key; $what; $n; $note; $c), the lines that say what
-# the connections $c (a list, from roce-entropy pcap --json) are and, last,
-# "verdict true" or "verdict false", each line after "$key<TAB>".  True when
-# they are $n connections of kind $what, each with packets both ways, every
-# packet predicted and on its prediction:
-#   cm      rdma_cm: its CM ports, CM MADs and data both ways;
-#   qpn     no CM: both QPNs, no CM MAD;
-#   reject  a REQ and the REJ that answers it, and nothing else.
-# $note, if not "", names a "#" line that says whether the DREQs crossed.
-JQ_JUDGE='
-def judge($key; $what; $n; $note; $c):
-	(($c[] | show),
-	 (select($note != "" and ($c | length) == 1) | $c[0] |
-		[.forward.cm_messages.DREQ // 0, .reverse.cm_messages.DREQ // 0] as $d |
-		if $d[0] > 0 and $d[1] > 0 then "# \($note): the DREQs crossed"
-		else "# \($note): the DREQs did not cross this time (-> and <-: \($d[0]) \($d[1]))" end),
-	 "verdict \(($c | length) == $n and
-		all($c[]; .consistent and .unpredicted == 0 and .mismatched == 0 and
-		    .forward.packets > 0 and .reverse.packets > 0 and
-		    if $what == "cm" then
-			.cm_ports != null and .cm_mads >= 2 and
-			.forward.data_packets > 0 and .reverse.data_packets > 0
-		    elif $what == "qpn" then (.qpns | length) == 2 and .cm_mads == 0
-		    else .cm_ports != null and .cm_mads == .packets and
-			.forward.cm_messages.REQ > 0 and .reverse.cm_messages.REJ > 0
-		    end))") | "\($key)\t\(.)";
-'
-
 # The rdma_cm service ports that tell the types apart in a capture (udaddy
 # and rping both use 7174, in the UDP and TCP port spaces).
 RPING_PORT=7174 APP_FL_PORT=7471 CLOSE_PORT=7472 NOBODY_PORT=7999
@@ -280,43 +236,6 @@ verdicts() {
 		while IFS=$'\t' read -r key line; do
 			echo "$line" >> "$LOGS/$tag-$key.verdict"
 		done
-}
-
-# udaddy_v4($key; $policy; $c): rdma_cm UD over IPv4 under rfc or mix, as
-# judge() (JQ_JUDGE above) says it.  Neither the SIDR REQ nor IPv4 carries a
-# flow label, so the passive side derives the connection's from the CM
-# ports itself (patch 0011): the SIDR REQ and REP and the active side's
-# data must be on the predicted port.  udaddy's server replies through an
-# AH that it builds from the work completion, without a flow label over
-# IPv4, so rxe gives the replies the QPN hash's port: a known limitation,
-# printed and not counted.  (Under off both are 0xC000, and under builtin the
-# replies are UD data on the server QP's own port: both are judged like
-# everything else.)
-JQ_UDADDY_V4='
-def udaddy_v4($key; $policy; $c):
-	(if ($c | length) != 1 then "  not one rdma_cm UD connection in the capture", "verdict false"
-	 else $c[0] | .expected_udp_sport as $want | show,
-		"# known limitation, not counted: udaddy IPv4 under \($policy): the \(.reverse.data_packets) replies from \(.dst) on \(.reverse.data_udp_sports), predicted \($want); the QPN hash of \(.qpns) gives \(.predicted[$policy].qpn.udp_sport) (udaddy builds their AH from the work completion: no flow label over IPv4)",
-		"verdict \(.unpredicted == 0 and
-			.forward.cm_messages.SIDR_REQ > 0 and .forward.cm_udp_sports == [$want] and
-			.reverse.cm_messages.SIDR_REP > 0 and .reverse.cm_udp_sports == [$want] and
-			.forward.data_packets > 0 and .forward.data_udp_sports == [$want] and
-			.reverse.data_packets > 0)"
-	 end) | "\($key)\t\(.)";
-'
-
-# judge_kind NAME: the run NAME (TAG-vFAMILY-KIND) exited 0, and its
-# connections are as verdicts() found.
-judge_kind() {
-	local line last=
-
-	while IFS= read -r line; do echo "$line"; done < "$LOGS/$1.out"
-	[ -s "$LOGS/$1.verdict" ] || { echo "  no verdict"; return 1; }
-	while IFS= read -r line; do
-		[ -z "$last" ] || echo "$last"
-		last=$line
-	done < "$LOGS/$1.verdict"
-	[ "$(cat "$LOGS/$1.rc" 2>/dev/null)" = 0 ] && [ "$last" = "verdict true" ]
 }
 
 # pass POLICY: every type over both families under POLICY (stock: the
