@@ -155,6 +155,46 @@ TEST(Fleet, SidrOverIpv6FromAnActiveSideWithoutFlowLabel)
 	}
 }
 
+// rdma_cm RC, the active side A (QPN 0x11) under off: its REQ carries flow
+// label 0, so A sends everything on the base port 0xc000, and the passive
+// side B (QPN 0x12) its CM MADs on its CM port (QP1's under builtin, the
+// base port under the others) and its data on its own QPN hash: under
+// builtin 6.12's rdma_calc_flow_label(0x12, 0x11) = 0x132 (no bits above
+// 19), port 0xc132, flow label 0 on the wire; under mix 0xe1b08 and port
+// 0xdb30 (WithoutCmEachSideUnderItsOwn below).
+Conversation off_active(const std::string &passive)
+{
+	const bool stock = passive == "builtin";
+	Conversation c{true, "fd01::2", "fd02::2", 0xC000, 0, {}};
+	c.mad(true, req(0x1111, 0x11, 1, 7471));
+	c.sport = stock ? kQp1Port : 0xC000;
+	c.mad(false, rep(0x2222, 0x1111, 0x12));
+	c.sport = 0xC000;
+	c.mad(true, ids(kCmRtu, 0x1111, 0x2222));
+	c.add(true, 0x12);
+	c.sport = stock ? 0xC132 : 0xDB30;
+	c.fl = stock ? 0 : 0xE1B08;
+	c.add(false, 0x11);
+	return c;
+}
+
+TEST(Fleet, OffActiveSidePassiveSideOnItsOwnQpnHash)
+{
+	for (const std::string passive : {"builtin", "mix"}) {
+		TempCapture cap(off_active(passive).frames);
+		auto r = pcap_cli({cap.path(), "--policy", "off", "--policy-for",
+		                   "fd02::2=" + passive, "--json"});
+		EXPECT_EQ(r.status, 0) << passive << ": " << r.out << r.err;
+		const auto c = json::parse(r.out)["connections"][0];
+		EXPECT_EQ(c["mismatched"], 0) << passive;
+		EXPECT_EQ(c["reverse"]["expected_data"]["udp_sport"],
+		          passive == "builtin" ? 0xC132 : 0xDB30)
+		    << passive;
+		// the base port, had B followed A's flow label
+		EXPECT_NE(c["reverse"]["expected_data"]["udp_sport"], 0xC000) << passive;
+	}
+}
+
 // Without CM each side hashes the QPNs under its own policy: 0x11 * 0x12 =
 // 0x132 under rfc (port 0xc132); under mix (0x132 * 0x61c8864680b583eb
 // mod 2^64) >> 44 = 0xe1b08, port (0x1b08 ^ 0x38) | 0xc000 = 0xdb30.

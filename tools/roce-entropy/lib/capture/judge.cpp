@@ -104,9 +104,18 @@ std::optional<Prediction> predict(const Ctx &x, const Stream &st, bool cm)
 		return Prediction{linux_rxe_cm_mad(), "qp_ports"};
 	if (s == Policy::Builtin && st.ud())
 		return Prediction{linux_rxe_ud(st.key.sqpn), "qp_ports"};
-	const auto fl = flow_label_of(x, st, s);
+	auto fl = flow_label_of(x, st, s);
 	if (!fl)
 		return std::nullopt;
+	// A connected QP whose address has no flow label (rdma_cm's under off
+	// on the active side) takes its own host's QPN hash: the RFC's rule,
+	// and 6.12's rdma_get_udp_sport().  Its CM MADs stay on the base port.
+	if (!fl->fl && !cm && !st.ud() && s != Policy::Off) {
+		const auto &q = x.g.conn.qpns;
+		if (q.size() != 2)
+			return std::nullopt;
+		fl = FlowLabel{flow_label(s, 0, q[0], q[1]), "qpns"};
+	}
 	if (s == Policy::Builtin)
 		return Prediction{linux_rxe_rc(fl->fl), fl->basis, fl->tentative};
 	return Prediction{{udp_sport(fl->fl), fl->fl}, fl->basis, fl->tentative};
