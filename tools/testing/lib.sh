@@ -202,6 +202,204 @@ vm_rxe_links() {
 	wait_for 10 rxe_has_gid rxeb "$B6" || return 1
 }
 
+# ---- two guests (vm/pair.sh) ----
+# near holds the standard topology's A side and the router r, whose b1 is
+# the virtual link to far; far holds B, rxeb on b0, its end of the link.
+# Near runs the tests; far runs what near asks of it (remote) through the
+# directory both share.  RTE_FAR says what far runs: stock (the kernel's
+# own modules, judged as builtin) or ours, under RTE_FAR_POLICY.
+
+PAIR=/run/rte-pair
+FAR_KIND=${RTE_FAR:-stock}
+FAR_POLICY=builtin
+[ "$FAR_KIND" = stock ] || FAR_POLICY=${RTE_FAR_POLICY:-rfc}
+
+vm_pair_topology() {
+	echo "==> two guests: $rte_pair"
+	mountpoint -q $PAIR || { echo "init: no directory shared with the other guest" >&2; return 1; }
+	step ip link set lo up || return 1
+	[ -e /sys/class/net/eth0 ] || step vm_modprobe virtio_net ||
+		{ echo "init: no virtio_net in this kernel: the link to the other guest needs it" >&2; return 1; }
+	wait_for 10 test -e /sys/class/net/eth0 || return 1
+	if [ "$rte_pair" = far ]; then
+		ip_batch <<-EOF || return 1
+			link set eth0 name b0
+			addr add $B4/24 dev b0
+			addr add $B6/64 dev b0 nodad
+			link set b0 up
+			route add 10.1.0.0/24 via $RB4 dev b0
+			route add fd01::/64 via $RB6 dev b0
+		EOF
+		step rdma link add rxeb type rxe netdev b0 || return 1
+		wait_for 10 port_active rxeb && wait_for 10 rxe_has_gid rxeb "$B6"
+		return
+	fi
+	# a0's ifindex differs from b1's (eth0's, 2): 6.12's rdma_cm takes a
+	# neighbour update of any namespace for its own (cma_netevent_callback
+	# matches ifindex and address only), so r's resolving B on b1, were
+	# b1 a0's number, would end A's connection to B at its REQ, UNREACHABLE
+	step ip netns add r || return 1
+	ip_batch <<-EOF || return 1
+		link add a0 index 10 type veth peer name a1 netns r index 11
+		link set eth0 netns r
+		addr add $A4/24 dev a0
+		addr add $A6/64 dev a0 nodad
+		link set a0 up
+		route add 10.2.0.0/24 via $RA4 dev a0
+		route add fd02::/64 via $RA6 dev a0
+	EOF
+	ip_batch -n r <<-EOF || return 1
+		link set eth0 name b1
+		addr add $RA4/24 dev a1
+		addr add $RB4/24 dev b1
+		addr add $RA6/64 dev a1 nodad
+		addr add $RB6/64 dev b1 nodad
+		link set lo up
+		link set a1 up
+		link set b1 up
+	EOF
+	step ip netns exec r sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	step rdma link add rxea type rxe netdev a0 || return 1
+	wait_for 10 port_active rxea && wait_for 10 rxe_has_gid rxea "$A6"
+}
+
+# far_agent: far's side: say it is ready, then run every command near
+# asks for (cmd.ID), each in the background as soon as it comes, its output
+# in out.ID and its status in rc.ID, and stop one when near asks (kill.ID),
+# until near is done.  Fails if commands were still running then: near
+# left them behind (they are stopped, and listed).
+far_agent() {
+	local f id n=0 left
+	local -A pid
+
+	touch "$PAIR/far.ready"
+	until [ -e "$PAIR/done" ]; do
+		for f in "$PAIR"/cmd.*; do
+			[ -e "$f" ] || continue
+			id=${f##*/cmd.}
+			mv "$f" "$PAIR/run.$id" || continue
+			n=$((n + 1))
+			echo "+ far: $(< "$PAIR/run.$id")"
+			(
+				eval "$(< "$PAIR/run.$id")" > "$PAIR/out.$id" 2>&1
+				echo $? > "$PAIR/rc.$id.tmp"
+				mv "$PAIR/rc.$id.tmp" "$PAIR/rc.$id"
+			) &
+			pid[$id]=$!
+		done
+		for f in "$PAIR"/kill.*; do
+			[ -e "$f" ] || continue
+			id=${f##*/kill.}
+			rm -f "$f"
+			[ -z "${pid[$id]:-}" ] || pkill -P "${pid[$id]}"
+		done
+		nap 0.1
+	done
+	echo "far: $n commands, near is done"
+	left=
+	for id in "${!pid[@]}"; do
+		[ -e "$PAIR/rc.$id" ] || ! kill -0 "${pid[$id]}" 2>/dev/null ||
+			left=$left${left:+,}${pid[$id]}
+	done
+	[ -z "$left" ] && return
+	echo "far: still running when near was done, stopped: $(ps -o args= --ppid "$left" | paste -sd ';')"
+	pkill -P "$left"
+	wait
+	return 1
+}
+
+# pair_done: near's side: far's agent ends.
+pair_done() {
+	touch "$PAIR/done"
+}
+
+# far_ready: far's agent is running (its topology is up).
+far_ready() {
+	[ -e "$PAIR/far.ready" ]
+}
+
+# remote_start ARG...: run the command ARG... (a lib.sh function or a
+# program) on far, in the background; FAR_CMD is then its ID, for
+# remote_wait and remote_kill.  IDs are unique among near's processes (the
+# time in microseconds and the process), so that several may ask at once.
+remote_start() {
+	FAR_CMD=${EPOCHREALTIME/./}.$BASHPID
+	printf '%q ' "$@" > "$PAIR/new.$FAR_CMD" &&
+		mv "$PAIR/new.$FAR_CMD" "$PAIR/cmd.$FAR_CMD"
+}
+
+# far_exited ID: far's command ID has ended, or far has.
+far_exited() {
+	[ -e "$PAIR/rc.$1" ] || [ -e "$PAIR/far.gone" ]
+}
+
+# remote_wait ID [SECONDS]: far's command ID ends within SECONDS (default
+# 120); its status (124 when it did not, or far is gone).  Its output is
+# in $PAIR/out.ID.
+remote_wait() {
+	wait_for "${2:-120}" far_exited "$1" && [ -e "$PAIR/rc.$1" ] ||
+		{ echo "far's command did not end: $(cat "$PAIR/run.$1" 2>/dev/null)" >&2; return 124; }
+	return "$(< "$PAIR/rc.$1")"
+}
+
+# remote_kill ID: far stops its command ID (the command's processes; a
+# shell function goes on).
+remote_kill() {
+	touch "$PAIR/kill.$1"
+}
+
+# remote_forget ID: far's files of command ID removed, once read.
+remote_forget() {
+	rm -f "$PAIR/run.$1" "$PAIR/out.$1" "$PAIR/rc.$1"
+}
+
+# remote ARG...: run ARG... on far and wait for it; its output, and its
+# status.
+remote() {
+	local rc=0 id
+
+	remote_start "$@" || return 1
+	id=$FAR_CMD
+	remote_wait "$id" || rc=$?
+	cat "$PAIR/out.$id" 2>/dev/null
+	remote_forget "$id"
+	return $rc
+}
+
+# near_knobs POLICY: near's rxea under POLICY, re-path on for rfc+repath
+# (rfc with re-path on) and off otherwise.
+near_knobs() {
+	local d=/sys/class/infiniband/rxea/ports/1 repath=off
+
+	[ "$1" = "${1%+repath}" ] || repath=on
+	echo "${1%+repath}" > $d/roce_entropy && echo $repath > $d/roce_repath
+}
+
+# far_knobs POLICY REPATH: far's rxeb under POLICY, re-path REPATH.
+far_knobs() {
+	remote sh -c "echo $1 > /sys/class/infiniband/rxeb/ports/1/roce_entropy &&
+		echo $2 > /sys/class/infiniband/rxeb/ports/1/roce_repath"
+}
+
+# far_stock: far answers, and its ib_core is the kernel's own, not ours.
+far_stock() {
+	remote grep -q '^ib_core ' /proc/modules && ! remote module_is_ours ib_core
+}
+
+# pair_start: the checks every test on two guests begins with: far is up,
+# near is ours, far is what RTE_FAR says (ours: under FAR_POLICY).  Fails
+# when the test cannot go on.
+pair_start() {
+	check "far is up and its agent runs" wait_for 300 far_ready || return 1
+	check "near's ib_core is ours" module_is_ours ib_core || return 1
+	if [ "$FAR_KIND" = stock ]; then
+		check "far runs the kernel's own ib_core" far_stock
+	else
+		check "far's ib_core is ours" remote module_is_ours ib_core &&
+			check "far's rxeb under $FAR_POLICY, re-path off" far_knobs "$FAR_POLICY" off
+	fi
+}
+
 # vm_unload_stack: the rxe devices deleted and the RDMA modules unloaded.
 vm_unload_stack() {
 	local m
@@ -383,6 +581,62 @@ run_pair() {
 	echo "+ ${client[*]}"
 	timeout 120 "${client[@]}" > "$clog" 2>&1 || rping_race "$clog" ||
 		{ rc=1; echo "  $name: the client failed:"; sed 's/^/    /' "$clog"; }
+	wait_for 60 gone $spid || { kill $spid; rc=1; }
+	wait $spid || rping_race "$slog" ||
+		{ rc=1; echo "  $name: the server failed:"; sed 's/^/    /' "$slog"; }
+	return $rc
+}
+
+# run_split NAME WHERE READY SERVER... -- CLIENT...: run_pair across the
+# two guests: the server on WHERE (near or far, where READY runs too), the
+# client on the other.  Their output is in $LOGS/NAME-server.log and
+# NAME-client.log.
+run_split() {
+	local name=$1 where=$2 ready=$3 server=() client=() slog clog rc=0 id spid
+
+	shift 3
+	while [ "$1" != -- ]; do server+=("$1"); shift; done
+	shift
+	client=("$@")
+	slog=$LOGS/$name-server.log clog=$LOGS/$name-client.log
+	echo "+ $where: ${server[*]} &"
+	if [ "$where" = far ]; then
+		remote_start timeout 180 "${server[@]}" || return 1
+		id=$FAR_CMD
+		# shellcheck disable=SC2086 # READY: a command and its words
+		if ! remote wait_for 30 $ready > /dev/null; then
+			remote_kill "$id"
+			remote_wait "$id" 10
+			echo "  $name: the server did not listen:"
+			sed 's/^/    /' "$PAIR/out.$id" 2>/dev/null
+			remote_forget "$id"
+			return 1
+		fi
+		echo "+ near: ${client[*]}"
+		timeout 120 "${client[@]}" > "$clog" 2>&1 || rping_race "$clog" ||
+			{ rc=1; echo "  $name: the client failed:"; sed 's/^/    /' "$clog"; }
+		remote_wait "$id" 60 || { [ $rc = 0 ] || remote_kill "$id"; false; } ||
+			{ cp "$PAIR/out.$id" "$slog" 2>/dev/null; rping_race "$slog"; } ||
+			{ rc=1; echo "  $name: the server failed:"; sed 's/^/    /' "$slog"; }
+		cp "$PAIR/out.$id" "$slog" 2>/dev/null
+		remote_forget "$id"
+		return $rc
+	fi
+	"${server[@]}" > "$slog" 2>&1 &
+	spid=$!
+	if ! wait_for 30 $ready; then
+		kill $spid
+		echo "  $name: the server did not listen:"
+		sed 's/^/    /' "$slog"
+		return 1
+	fi
+	echo "+ far: ${client[*]}"
+	remote_start timeout 120 "${client[@]}" || { kill $spid; return 1; }
+	id=$FAR_CMD
+	remote_wait "$id" 130 || { cp "$PAIR/out.$id" "$clog" 2>/dev/null; rping_race "$clog"; } ||
+		{ rc=1; echo "  $name: the client failed:"; sed 's/^/    /' "$clog"; }
+	cp "$PAIR/out.$id" "$clog" 2>/dev/null
+	remote_forget "$id"
 	wait_for 60 gone $spid || { kill $spid; rc=1; }
 	wait $spid || rping_race "$slog" ||
 		{ rc=1; echo "  $name: the server failed:"; sed 's/^/    /' "$slog"; }

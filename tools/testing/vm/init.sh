@@ -43,6 +43,12 @@ for p in "$rte_repo" "$rte_out" "$rte_cache" "$rte_ksrc" "$rte_modroot" \
 	esac
 done
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$rte_out"
+# One guest of two (vm/pair.sh): the directory both share.
+if [ -n "${rte_pair:-}" ]; then
+	mkdir -p /run/rte-pair
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 pair /run/rte-pair ||
+		echo "init: the directory the two guests share did not mount" >&2
+fi
 mount -t tmpfs tmpfs /var/tmp 2>/dev/null
 # The root is the host's, read-only.  A host that never had a kernel
 # package has no /usr/lib/modules to mount a module tree on (the dist
@@ -120,7 +126,12 @@ echo "KTAP version 1" > "$KTAP"
 echo "1..$((${#scripts[@]} + 1))" >> "$KTAP"
 
 status=1
-if cpus_ok && vm_load_stack && vm_topology; then
+if [ -n "${rte_pair:-}" ]; then
+	topology=vm_pair_topology
+else
+	topology=vm_topology
+fi
+if cpus_ok && vm_load_stack && $topology; then
 	status=0
 	n=0
 	for s in "${scripts[@]}"; do
@@ -140,6 +151,8 @@ else
 		echo "not ok $((++n)) $(basename "$s" .sh) # not all CPUs, or the stack or the topology did not come up (console.log)" >> "$KTAP"
 	done
 fi
+# near is done: far's agent ends
+[ "${rte_pair:-}" != near ] || pair_done
 vm_dmesg_clean > "$rte_out/kernel-log.out" 2>&1
 rc=$?
 cat "$rte_out/kernel-log.out"

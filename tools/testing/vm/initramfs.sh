@@ -62,5 +62,6 @@ exec switch_root /newroot "${init:-/sbin/init}"
 INIT
 chmod 755 "$tmp/init"
 mkdir -p "$(dirname "$out")"
-(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -9) > "$out.tmp"
-mv "$out.tmp" "$out"
+# two guests of vm/pair.sh may make it at once: each its own file
+(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -9) > "$out.tmp.$$"
+mv "$out.tmp.$$" "$out"

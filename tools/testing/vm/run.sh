@@ -30,6 +30,10 @@
 #               instructions it runs (2^n ns each), not the host's time
 # VM_OUT=dir    the run's output directory (default build/vm/<stamp>);
 #               build/vm/last points to the newest run of either kind
+# VM_PAIR=role  one guest of two (vm/pair.sh starts them): near or far,
+# VM_PAIR_DIR=d a directory both share (guest: /run/rte-pair), and
+# VM_PAIR_NET=l:r a virtio NIC (eth0) whose frames go to and come from
+#               UDP ports l and r on 127.0.0.1, the other guest's r and l
 # RTE_*=value   passed to the scripts' environment
 . "$(dirname "$0")/../../buildlib/common.sh"
 
@@ -83,7 +87,7 @@ fi
 out=${VM_OUT:-$BUILD/vm/$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$out" "$BUILD/vm"
 out=$(realpath "$out")
-ln -sfn "$out" "$BUILD/vm/last"
+[ "${VM_PAIR:-}" = far ] || ln -sfn "$out" "$BUILD/vm/last"
 : > "$out/result"
 rm -f "$out/known-reports"
 
@@ -98,6 +102,24 @@ cpus=${VM_CPUS:-2}
 case $cpus in
 ''|*[!0-9]*|0) die "VM_CPUS=$cpus: give the guest's number of CPUs (1 or more)" ;;
 esac
+
+pair=()
+if [ -n "${VM_PAIR:-}" ]; then
+	case $VM_PAIR in
+	near|far) ;;
+	*) die "VM_PAIR=$VM_PAIR: near or far" ;;
+	esac
+	[ -d "${VM_PAIR_DIR:-}" ] || die "VM_PAIR_DIR=${VM_PAIR_DIR:-}: not a directory"
+	[[ ${VM_PAIR_NET:-} =~ ^([0-9]+):([0-9]+)$ ]] ||
+		die "VM_PAIR_NET=${VM_PAIR_NET:-}: give this guest's UDP port and the other's, l:r"
+	# a locally administered MAC of the guest's own port
+	mac=$(printf '52:54:00:%02x:%02x:%02x' $((BASH_REMATCH[1] >> 16 & 255)) \
+		$((BASH_REMATCH[1] >> 8 & 255)) $((BASH_REMATCH[1] & 255)))
+	pair=(-netdev "dgram,id=link,local.type=inet,local.host=127.0.0.1,local.port=${BASH_REMATCH[1]},remote.type=inet,remote.host=127.0.0.1,remote.port=${BASH_REMATCH[2]}"
+		-device "virtio-net-pci,netdev=link,mac=$mac"
+		-fsdev "local,id=pair,path=$(realpath "$VM_PAIR_DIR"),security_model=none,multidevs=remap"
+		-device "virtio-9p-pci,fsdev=pair,mount_tag=pair")
+fi
 
 # The root's 9p tag is /dev/root, which the kernel and the tests' initramfs
 # mount; initramfs-tools' init (VM_INITRD=) waits for a device by a name in
@@ -130,6 +152,7 @@ append="$append rte_modules=$modules rte_modroot=$MODROOT rte_ksrc=$KSRC rte_cac
 append="$append rte_cpus=$cpus"
 append="$append rte_stock=${STOCK:-0} rte_dist=$([ -n "${VM_KERNEL:-}" ] && echo 1 || echo 0)"
 [ "${vm_root:-/}" = / ] || append="$append rte_distroot=$vm_root"
+[ -z "${VM_PAIR:-}" ] || append="$append rte_pair=$VM_PAIR"
 [ -z "${VM_APPEND:-}" ] || append="$append $VM_APPEND"
 # RTE_* variables reach the scripts' environment.
 for v in $(compgen -e | grep '^RTE_' || true); do
@@ -147,7 +170,7 @@ timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-kernel "$kernel" "${initrd[@]}" -append "$append" \
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
-	"${hostroot[@]}" \
+	"${hostroot[@]}" "${pair[@]}" \
 	-fsdev local,id=out,path="$out",security_model=none,multidevs=remap \
 	-device virtio-9p-pci,fsdev=out,mount_tag=out \
 	-device virtio-serial-pci \
