@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# NVMe over RDMA in a mixed fleet, two guests (vm/pair.sh): near on our
+# modules, far stock (RTE_FAR=stock, judged as builtin) or ours under
+# RTE_FAR_POLICY (RTE_FAR=ours).  Each guest exports a null_blk namespace
+# (nvmet-rdma); under each of near's policies (RTE_MIXED_NVME_POLICIES,
+# default builtin,off,rfc,mix,rfc+repath) near's nvme-rdma connects to
+# far's target and far's to near's, over IPv4 and IPv6, writes 1 MiB of
+# random data and reads it back the same.  Every queue's rdma_cm
+# connection is captured and judged, each packet under its sender's
+# policy.
+. "$rte_repo/tools/testing/lib.sh"
+
+MB=1
+
+# judged FAMILY ACTIVE: the NVMe connections of FAMILY whose host
+# is on ACTIVE: the admin queue and the I/O queue at least (one CPU: one
+# I/O queue), each with data both ways and every packet as its sender's
+# policy predicts.
+judged() {
+	local host sel n bad
+
+	case $2$1 in
+	near4) host=$A4 ;;
+	near6) host=$A6 ;;
+	far4) host=$B4 ;;
+	far6) host=$B6 ;;
+	esac
+	sel="[.connections[] | select(.src == \"$host\" and .cm_ports[1] == $NVME_SVC)]"
+	jq -r "$JQ_SHOW$sel | .[] | show" "$CAP.json"
+	n=$(jq "$sel | length" "$CAP.json")
+	bad=$(jq "$sel | map(select(.verdict != \"ok\" or .mismatched != 0 or
+		.forward.data_packets == 0 or .reverse.data_packets == 0)) | length" "$CAP.json")
+	echo "  IPv$1, host on $2: $n NVMe connections, $bad not as predicted"
+	[ "$n" -ge 2 ] && [ "$bad" = 0 ]
+}
+
+dmesg_at=$(dmesg | wc -l)
+if ! pair_start; then
+	done_testing
+	exit
+fi
+check "far's nvmet-rdma exports a null_blk namespace on $B4 and $B6" remote target_up $B4 $B6
+check "near's nvmet-rdma exports a null_blk namespace on $A4 and $A6" target_up $A4 $A6
+for p in $(echo "${RTE_MIXED_NVME_POLICIES:-builtin,off,rfc,mix,rfc+repath}" | tr , ' '); do
+	label="near under $p, far $FAR_KIND under $FAR_POLICY"
+	check "near's rxea under $p" near_knobs "$p" || continue
+	capture_start "nvme-${p/+/-}"
+	check "IPv4, $label, near's host: $MB MiB written to far and read back the same" \
+		write_read $B4 $A4 $MB
+	check "IPv6, $label, near's host: $MB MiB written to far and read back the same" \
+		write_read $B6 $A6 $MB
+	check "IPv4, $label, far's host: $MB MiB written to near and read back the same" \
+		remote write_read $A4 $B4 $MB
+	check "IPv6, $label, far's host: $MB MiB written to near and read back the same" \
+		remote write_read $A6 $B6 $MB
+	capture_end
+	"$TOOL" pcap "$CAP" --policy "${p%+repath}" --policy-for "$B4=$FAR_POLICY" \
+		--policy-for "$B6=$FAR_POLICY" --json > "$CAP.json" 2> "$CAP.err"
+	check "the capture under $p was judged" test -s "$CAP.json" || continue
+	for fam in 4 6; do
+		for act in near far; do
+			check "IPv$fam, $label, $act's host: every queue's connection as its sender's policy predicts" \
+				judged $fam $act
+		done
+	done
+done
+step near_knobs builtin
+check "near's nvmet and nvme-rdma unload" target_down
+check "far's nvmet and nvme-rdma unload" remote target_down
+check "no kernel report on near" kernel_reports "$dmesg_at"
+done_testing
