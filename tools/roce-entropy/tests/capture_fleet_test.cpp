@@ -118,14 +118,10 @@ Conversation sidr_v6(bool builtin)
 	const std::uint16_t a_cm = builtin ? kQp1Port : 0xC000,
 	                    a_data = builtin ? kLegacy40 : 0xC000;
 	Conversation c{true, "fd01::2", "fd02::2", a_cm, 0, {}};
-	c.mad(true, Mad(kCmSidrReq)
-	                .at(0, 0x77, 4)
-	                .at(8, 0x0000000001110000ull | 7471, 8)
-	                .at(16, 0, 2)
-	                .at(18, 1, 2));
+	c.mad(true, sidr_req(0x77, 1, 7471));
 	c.sport = kSportPorts1And7471;
 	c.fl = kFlPorts1And7471;
-	c.mad(false, Mad(kCmSidrRep).at(0, 0x77, 4).at(8, 0x30, 3));
+	c.mad(false, sidr_rep(0x77, 0x30));
 	c.sport = a_data;
 	c.fl = 0;
 	c.add(true, 0x30, 0x40);

@@ -149,12 +149,8 @@ TEST(CaptureLinux, UdDirectionsOnTheirSendersPorts)
 TEST(CaptureLinux, SidrOnQp1sPortDataOnTheSendersPorts)
 {
 	Conversation c{true, "fd01::2", "fd02::2", kQp1Port, 0, {}};
-	c.mad(true, Mad(kCmSidrReq)
-	                .at(0, 0x77, 4)
-	                .at(8, 0x0000000001110000ull | 7471, 8)
-	                .at(16, 0, 2)
-	                .at(18, 1, 2));
-	c.mad(false, Mad(kCmSidrRep).at(0, 0x77, 4).at(8, 0x30, 3));
+	c.mad(true, sidr_req(0x77, 1, 7471));
+	c.mad(false, sidr_rep(0x77, 0x30));
 	c.sport = kLegacy40;
 	c.add(true, 0x30, 0x40);
 	c.sport = kLegacy30;

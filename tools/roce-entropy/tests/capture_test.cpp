@@ -217,13 +217,8 @@ TEST(Capture, RcFromAHostToItselfIsCountedOnce)
 TEST(Capture, SidrJoinsItsUdTrafficThroughTheRepQpn)
 {
 	Conversation c{true, "fd01::2", "fd02::2", kSportPorts1And7471, kFlPorts1And7471, {}};
-	Mad sidr_req = Mad(kCmSidrReq)
-	                   .at(0, 0x77, 4)
-	                   .at(8, 0x0000000001110000ull | 7471, 8) // RDMA_PS_UDP
-	                   .at(16, 0, 2)
-	                   .at(18, 1, 2);
-	c.mad(true, sidr_req);
-	c.mad(false, Mad(kCmSidrRep).at(0, 0x77, 4).at(8, 0x30, 3));
+	c.mad(true, sidr_req(0x77, 1, 7471));
+	c.mad(false, sidr_rep(0x77, 0x30));
 	c.add(true, 0x30, 0x40);
 	c.add(false, 0x40, 0x30);
 	auto j = judge_frames(c.frames, Policy::Rfc);

@@ -54,6 +54,20 @@ Mad ids(std::uint16_t attr, std::uint32_t local, std::uint32_t remote)
 	return Mad(attr).at(0, local, 4).at(4, remote, 4);
 }
 
+Mad sidr_req(std::uint32_t req_id, std::uint16_t sport, std::uint16_t dport)
+{
+	return Mad(kCmSidrReq)
+	    .at(0, req_id, 4)
+	    .at(8, 0x0000000001110000ull | dport, 8) // RDMA_PS_UDP service ID
+	    .at(16, 0, 2)                            // cma_hdr: version, IP version
+	    .at(18, sport, 2);
+}
+
+Mad sidr_rep(std::uint32_t req_id, std::uint32_t qpn)
+{
+	return Mad(kCmSidrRep).at(0, req_id, 4).at(8, qpn, 3);
+}
+
 // Ethernet, IPv4 or IPv6, UDP, BTH, DETH when asked, payload, ICRC.
 Buf build(const Frame &f)
 {

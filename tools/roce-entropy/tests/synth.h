@@ -31,6 +31,10 @@ Mad req(std::uint32_t comm_id, std::uint32_t qpn, std::uint16_t sport, std::uint
 Mad rep(std::uint32_t comm_id, std::uint32_t remote, std::uint32_t qpn);
 // RTU, DREQ, DREP, REJ: the two comm IDs.
 Mad ids(std::uint16_t attr, std::uint32_t local, std::uint32_t remote);
+// An rdma_cm SIDR REQ (RDMA_PS_UDP) with its ports in the service ID and
+// cma_hdr, and the SIDR REP that answers it from QPN.
+Mad sidr_req(std::uint32_t req_id, std::uint16_t sport, std::uint16_t dport);
+Mad sidr_rep(std::uint32_t req_id, std::uint32_t qpn);
 
 struct Frame {
 	bool ipv6 = false;
