@@ -141,6 +141,20 @@ ip_batch() {
 	ip "$@" -batch - <<< "$cmds"
 }
 
+# vm_router: the router r's addresses on a1 and b1, forwarding on.
+vm_router() {
+	ip_batch -n r <<-EOF || return 1
+		addr add $RA4/24 dev a1
+		addr add $RB4/24 dev b1
+		addr add $RA6/64 dev a1 nodad
+		addr add $RB6/64 dev b1 nodad
+		link set lo up
+		link set a1 up
+		link set b1 up
+	EOF
+	step ip netns exec r sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+}
+
 # The two rxe hosts in init_net, the router in netns r; every route between
 # them leaves through the wire.  The rules key on the output device: rdma_cm's
 # passive side checks the netdev of a REQ with a lookup keyed on it, and
@@ -159,16 +173,7 @@ vm_topology() {
 		link set a0 up
 		link set b0 up
 	EOF
-	ip_batch -n r <<-EOF || return 1
-		addr add $RA4/24 dev a1
-		addr add $RB4/24 dev b1
-		addr add $RA6/64 dev a1 nodad
-		addr add $RB6/64 dev b1 nodad
-		link set lo up
-		link set a1 up
-		link set b1 up
-	EOF
-	step ip netns exec r sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	vm_router || return 1
 	step sysctl -qw net.ipv4.conf.all.accept_local=1 net.ipv4.conf.all.rp_filter=0 \
 		net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.a0.rp_filter=0 \
 		net.ipv4.conf.b0.rp_filter=0 net.ipv4.conf.a0.accept_local=1 \
@@ -222,16 +227,8 @@ vm_pair_topology() {
 		{ echo "init: no virtio_net in this kernel: the link to the other guest needs it" >&2; return 1; }
 	wait_for 10 test -e /sys/class/net/eth0 || return 1
 	if [ "$rte_pair" = far ]; then
-		ip_batch <<-EOF || return 1
-			link set eth0 name b0
-			addr add $B4/24 dev b0
-			addr add $B6/64 dev b0 nodad
-			link set b0 up
-			route add 10.1.0.0/24 via $RB4 dev b0
-			route add fd01::/64 via $RB6 dev b0
-		EOF
-		step rdma link add rxeb type rxe netdev b0 || return 1
-		wait_for 10 port_active rxeb && wait_for 10 rxe_has_gid rxeb "$B6"
+		step ip link set eth0 name b0 &&
+			vm_pair_host rxeb b0 "$B4" "$B6" "$RB4" "$RB6" 10.1.0.0/24 fd01::/64
 		return
 	fi
 	# a0's ifindex differs from b1's (eth0's, 2): 6.12's rdma_cm takes a
@@ -242,25 +239,25 @@ vm_pair_topology() {
 	ip_batch <<-EOF || return 1
 		link add a0 index 10 type veth peer name a1 netns r index 11
 		link set eth0 netns r
-		addr add $A4/24 dev a0
-		addr add $A6/64 dev a0 nodad
-		link set a0 up
-		route add 10.2.0.0/24 via $RA4 dev a0
-		route add fd02::/64 via $RA6 dev a0
 	EOF
-	ip_batch -n r <<-EOF || return 1
-		link set eth0 name b1
-		addr add $RA4/24 dev a1
-		addr add $RB4/24 dev b1
-		addr add $RA6/64 dev a1 nodad
-		addr add $RB6/64 dev b1 nodad
-		link set lo up
-		link set a1 up
-		link set b1 up
+	step ip -n r link set eth0 name b1 && vm_router &&
+		vm_pair_host rxea a0 "$A4" "$A6" "$RA4" "$RA6" 10.2.0.0/24 fd02::/64
+}
+
+# vm_pair_host RXE DEV ADDR4 ADDR6 VIA4 VIA6 TO4 TO6: a guest's side of
+# the two: DEV with its addresses, up, the prefixes TO4 and TO6 routed
+# through VIA4 and VIA6, and rxe device RXE on it, active with its IPv6
+# GID.
+vm_pair_host() {
+	ip_batch <<-EOF || return 1
+		addr add $3/24 dev $2
+		addr add $4/64 dev $2 nodad
+		link set $2 up
+		route add $7 via $5 dev $2
+		route add $8 via $6 dev $2
 	EOF
-	step ip netns exec r sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
-	step rdma link add rxea type rxe netdev a0 || return 1
-	wait_for 10 port_active rxea && wait_for 10 rxe_has_gid rxea "$A6"
+	step rdma link add "$1" type rxe netdev "$2" || return 1
+	wait_for 10 port_active "$1" && wait_for 10 rxe_has_gid "$1" "$4"
 }
 
 # far_agent: far's side: say it is ready, then run every command near
@@ -562,45 +559,25 @@ rping_race() {
 # The server gets a minute to end after its client: a guest beside make
 # check's builds twice took more than 20 s, the connection judged sound.
 run_pair() {
-	local name=$1 ready=$2 spid rc=0 server=() client=() slog clog
+	local name=$1 ready=$2
 
 	shift 2
-	while [ "$1" != -- ]; do server+=("$1"); shift; done
-	shift
-	client=("$@")
-	slog=$LOGS/$name-server.log clog=$LOGS/$name-client.log
-	echo "+ ${server[*]} &"
-	"${server[@]}" > "$slog" 2>&1 &
-	spid=$!
-	if ! wait_for 30 $ready; then
-		kill $spid
-		echo "  $name: the server did not listen:"
-		sed 's/^/    /' "$slog"
-		return 1
-	fi
-	echo "+ ${client[*]}"
-	timeout 120 "${client[@]}" > "$clog" 2>&1 || rping_race "$clog" ||
-		{ rc=1; echo "  $name: the client failed:"; sed 's/^/    /' "$clog"; }
-	wait_for 60 gone $spid || { kill $spid; rc=1; }
-	wait $spid || rping_race "$slog" ||
-		{ rc=1; echo "  $name: the server failed:"; sed 's/^/    /' "$slog"; }
-	return $rc
+	run_split "$name" here "$ready" "$@"
 }
 
 # run_split NAME WHERE READY SERVER... -- CLIENT...: run_pair across the
 # two guests: the server on WHERE (near or far, where READY runs too), the
-# client on the other.  Their output is in $LOGS/NAME-server.log and
-# NAME-client.log.
+# client on the other; WHERE here: both here, run_pair.
 run_split() {
-	local name=$1 where=$2 ready=$3 server=() client=() slog clog rc=0 id spid
+	local name=$1 where=$2 ready=$3 server=() client=() slog clog rc=0 crc=0 id spid
 
 	shift 3
 	while [ "$1" != -- ]; do server+=("$1"); shift; done
 	shift
 	client=("$@")
 	slog=$LOGS/$name-server.log clog=$LOGS/$name-client.log
-	echo "+ $where: ${server[*]} &"
 	if [ "$where" = far ]; then
+		echo "+ far: ${server[*]} &"
 		remote_start timeout 180 "${server[@]}" || return 1
 		id=$FAR_CMD
 		# shellcheck disable=SC2086 # READY: a command and its words
@@ -622,6 +599,7 @@ run_split() {
 		remote_forget "$id"
 		return $rc
 	fi
+	if [ "$where" = near ]; then echo "+ near: ${server[*]} &"; else echo "+ ${server[*]} &"; fi
 	"${server[@]}" > "$slog" 2>&1 &
 	spid=$!
 	if ! wait_for 30 $ready; then
@@ -630,13 +608,19 @@ run_split() {
 		sed 's/^/    /' "$slog"
 		return 1
 	fi
-	echo "+ far: ${client[*]}"
-	remote_start timeout 120 "${client[@]}" || { kill $spid; return 1; }
-	id=$FAR_CMD
-	remote_wait "$id" 130 || { cp "$PAIR/out.$id" "$clog" 2>/dev/null; rping_race "$clog"; } ||
+	if [ "$where" = near ]; then
+		echo "+ far: ${client[*]}"
+		remote_start timeout 120 "${client[@]}" || { kill $spid; return 1; }
+		id=$FAR_CMD
+		remote_wait "$id" 130 || crc=$?
+		cp "$PAIR/out.$id" "$clog" 2>/dev/null
+		remote_forget "$id"
+	else
+		echo "+ ${client[*]}"
+		timeout 120 "${client[@]}" > "$clog" 2>&1 || crc=$?
+	fi
+	[ $crc = 0 ] || rping_race "$clog" ||
 		{ rc=1; echo "  $name: the client failed:"; sed 's/^/    /' "$clog"; }
-	cp "$PAIR/out.$id" "$clog" 2>/dev/null
-	remote_forget "$id"
 	wait_for 60 gone $spid || { kill $spid; rc=1; }
 	wait $spid || rping_race "$slog" ||
 		{ rc=1; echo "  $name: the server failed:"; sed 's/^/    /' "$slog"; }
@@ -831,6 +815,16 @@ write_read() {
 
 # ---- judging connections ----
 
+# jq_family FAMILY: the start of a jq filter of connections over FAMILY (4
+# or 6), to be followed by the rest of the condition.
+jq_family() {
+	if [ "$1" = 6 ]; then
+		echo -n '(.src | contains(":")) and '
+	else
+		echo -n '(.src | contains(":") | not) and '
+	fi
+}
+
 # jq definitions: show, what roce-entropy pcap found for one connection:
 # its CM MADs by kind each way, its ports (CM MADs and data apart), flow
 # labels, and what the policy predicted for each kind of packet (a one-port
@@ -897,6 +891,18 @@ def udaddy_v4($key; $policy; $c):
 			.reverse.data_packets > 0)"
 	 end) | "\($key)\t\(.)";
 '
+
+# verdict_files TAG JQ: run the jq program JQ on $CAPS/TAG.pcapng.json;
+# each "KEY<TAB>LINE" it prints goes to $LOGS/TAG-KEY.verdict, for
+# judge_kind.  One jq run for all of a capture's checks: jq starts slowly
+# under TCG.
+verdict_files() {
+	rm -f "$LOGS/$1"-*.verdict
+	jq -r "$2" "$CAPS/$1.pcapng.json" |
+		while IFS=$'\t' read -r key line; do
+			echo "$line" >> "$LOGS/$1-$key.verdict"
+		done
+}
 
 # judge_kind NAME: the run NAME (TAG-vFAMILY-KIND) exited 0, and its
 # connections are as verdicts() found.

@@ -95,11 +95,7 @@ capture_pass() {
 
 # select_kind KIND FAMILY: the jq filter of KIND's connections over FAMILY.
 select_kind() {
-	if [ "$2" = 6 ]; then
-		echo -n '(.src | contains(":")) and '
-	else
-		echo -n '(.src | contains(":") | not) and '
-	fi
+	jq_family "$2"
 	case $1 in
 	rping) echo '.transport == "RC" and .cm_ports != null' ;;
 	udaddy) echo '.transport == "UD" and .cm_ports != null' ;;
@@ -149,11 +145,7 @@ verdicts() {
 			calls+="${calls:+, }judge(\"v$fam-$kind\"; \"$what\"; 1; \"\"; $filter)"
 		done
 	done
-	rm -f "$LOGS/$tag"-*.verdict
-	jq -r "$JQ_SHOW$JQ_JUDGE$JQ_UDADDY_GAP$calls" "$CAPS/$tag.pcapng.json" |
-		while IFS=$'\t' read -r key line; do
-			echo "$line" >> "$LOGS/$tag-$key.verdict"
-		done
+	verdict_files "$tag" "$JQ_SHOW$JQ_JUDGE$JQ_UDADDY_GAP$calls"
 }
 
 # sends TAG ACTIVE: a line per connection of $CAPS/TAG.pcapng.json into

@@ -189,11 +189,7 @@ kinds() {
 # select_kind KIND FAMILY NAME: the jq filter of KIND's connections over
 # FAMILY (NAME: its run, for perftest's port).
 select_kind() {
-	if [ "$2" = 6 ]; then
-		echo -n '(.src | contains(":")) and '
-	else
-		echo -n '(.src | contains(":") | not) and '
-	fi
+	jq_family "$2"
 	case $1 in
 	rping) echo ".transport == \"RC\" and .cm_ports[1] == $RPING_PORT" ;;
 	udaddy) echo '.transport == "UD" and .cm_ports != null' ;;
@@ -231,11 +227,7 @@ verdicts() {
 			calls+="${calls:+, }judge(\"v$fam-$kind\"; \"$what\"; $n; \"$note\"; $filter)"
 		done
 	done
-	rm -f "$LOGS/$tag"-*.verdict
-	jq -r "$JQ_SHOW$JQ_JUDGE$JQ_UDADDY_V4$calls" "$CAPS/$tag.pcapng.json" |
-		while IFS=$'\t' read -r key line; do
-			echo "$line" >> "$LOGS/$tag-$key.verdict"
-		done
+	verdict_files "$tag" "$JQ_SHOW$JQ_JUDGE$JQ_UDADDY_V4$calls"
 }
 
 # pass POLICY: every type over both families under POLICY (stock: the
