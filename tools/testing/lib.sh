@@ -463,6 +463,23 @@ set_policy() {
 		echo "$1" > /sys/class/infiniband/rxeb/ports/1/roce_entropy
 }
 
+# policies_found: "A B", the policies of rxea's and rxeb's ports now; and
+# policies_back "A B" puts them back.  A test that changes them puts back
+# what it found: the dist run's ports start at the opt-in line's policy,
+# which dist-kernel.sh checks after the others.
+policies_found() {
+	local a b
+
+	read -r a < /sys/class/infiniband/rxea/ports/1/roce_entropy &&
+		read -r b < /sys/class/infiniband/rxeb/ports/1/roce_entropy &&
+		echo "$a $b"
+}
+
+policies_back() {
+	echo "${1% *}" > /sys/class/infiniband/rxea/ports/1/roce_entropy &&
+		echo "${1#* }" > /sys/class/infiniband/rxeb/ports/1/roce_entropy
+}
+
 # set_repath off|on: both rxe ports' roce_repath knob.
 set_repath() {
 	echo "$1" > /sys/class/infiniband/rxea/ports/1/roce_repath &&

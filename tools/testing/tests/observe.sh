@@ -423,15 +423,11 @@ if ! check "the roce_entropy trace events exist and are enabled" tracing_on; the
 	done_testing
 	exit
 fi
-# the ports' policies as found, put back at the end (the dist run's ports
-# start at the opt-in line's policy, which dist-kernel.sh checks after)
-found_a=$(cat /sys/class/infiniband/rxea/ports/1/roce_entropy)
-found_b=$(cat /sys/class/infiniband/rxeb/ports/1/roce_entropy)
+found=$(policies_found) # put back at the end
 for policy in $(echo "${RTE_OBSERVE_POLICIES:-rfc,mix,builtin}" | tr , ' '); do
 	phase "$policy"
 done
-step sh -c "echo $found_a > /sys/class/infiniband/rxea/ports/1/roce_entropy;
-	echo $found_b > /sys/class/infiniband/rxeb/ports/1/roce_entropy"
+step policies_back "$found"
 echo 0 > $TRACE/events/roce_entropy/enable
 echo "# observe.sh: $((SECONDS - t0)) s"
 done_testing

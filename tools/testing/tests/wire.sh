@@ -295,11 +295,7 @@ t0=$SECONDS
 if [ "$rte_stock" = 1 ]; then
 	pass stock
 else
-	# the ports' policies as found, put back at the end (the dist run's
-	# ports start at the opt-in line's policy, which dist-kernel.sh checks
-	# after)
-	found_a=$(cat /sys/class/infiniband/rxea/ports/1/roce_entropy)
-	found_b=$(cat /sys/class/infiniband/rxeb/ports/1/roce_entropy)
+	found=$(policies_found) # put back at the end
 	# Re-path on throughout: without loss no QP may move, and a move
 	# would put a connection's packets off their prediction.
 	check "re-path on for every pass" set_repath on
@@ -311,8 +307,7 @@ else
 	echo "# re-path moves (rxea requester responder, rxeb the same): before $moves0, after $moves1"
 	check "re-path on, nothing lost: no QP moved in any pass" test "$moves0" = "$moves1"
 	step set_repath off # the default
-	step sh -c "echo $found_a > /sys/class/infiniband/rxea/ports/1/roce_entropy;
-		echo $found_b > /sys/class/infiniband/rxeb/ports/1/roce_entropy"
+	step policies_back "$found"
 fi
 echo "# wire.sh: $((SECONDS - t0)) s"
 done_testing
