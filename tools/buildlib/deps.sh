@@ -32,7 +32,7 @@ PACKAGES="
 	python3-ply python3-git python3-docutils
 	qemu-system-x86 qemu-system-data iproute2 util-linux libcap2-bin
 	rdma-core ibverbs-utils rdmacm-utils perftest python3-pyverbs
-	tshark jq nvme-cli mmdebstrap busybox-static
+	tshark jq gojq nvme-cli mmdebstrap busybox-static
 	$TOOLS_PACKAGES $FUZZ_PACKAGES $DEB_PACKAGES
 "
 

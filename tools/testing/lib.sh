@@ -6,6 +6,13 @@
 # KTAP through the kernel's own ktap_helpers.sh.
 . "$rte_ksrc/tools/testing/selftests/kselftest/ktap_helpers.sh"
 
+# jq: gojq, jq's language in Go (Debian's gojq).  Under TCG jq 1.6 takes
+# 250 ms to start, compiling its builtins each time, and gojq 30 ms; the
+# tests run it hundreds of times.  The host's scripts keep jq.
+jq() {
+	gojq "$@"
+}
+
 # vm_modprobe ARG...: modprobe from the booted kernel's own modules: the
 # test kernel's module tree, or a distribution kernel's /lib/modules.
 vm_modprobe() {
