@@ -837,6 +837,119 @@ write_read() {
 	return $rc
 }
 
+# ---- the guest's writable directories and the consumers' daemons ----
+# Debian's NFS and iSCSI daemons, unpacked and never installed
+# (tools/buildlib/consumer-tools.sh), with their state in overlays of the
+# read-only root in the guest.
+
+TOOLROOT=$(realpath -m "$rte_cache/consumer-tools/root")
+UNMOUNTS=/run/rte-unmount
+
+# writable DIR: DIR (of the read-only root) writable, its changes in the
+# guest's /tmp.  What is mounted below DIR (a distribution root's
+# /etc/modprobe.d) is mounted again on the overlay, which would hide it.
+# Each mount is added to the front of UNMOUNTS, for writable_undo: a file,
+# so that far's agent, whose commands each run in a shell of their own,
+# keeps the list too.
+writable() {
+	local up=/tmp/overlay/${1//\//_} subs=() m i
+
+	while read -r _ _ _ _ m _; do
+		[[ $m != "$1"/* ]] || subs+=("$m")
+	done < /proc/self/mountinfo
+	mkdir -p "$up/upper" "$up/work" || return 1
+	for i in "${!subs[@]}"; do
+		mkdir -p "$up/held/$i" && mount --bind "${subs[i]}" "$up/held/$i" || return 1
+		unmount_later "$up/held/$i"
+	done
+	step mount -t overlay overlay -o "lowerdir=$1,upperdir=$up/upper,workdir=$up/work" "$1" ||
+		return 1
+	unmount_later "$1"
+	for i in "${!subs[@]}"; do
+		step mount --bind "$up/held/$i" "${subs[i]}" || return 1
+		unmount_later "${subs[i]}"
+	done
+}
+
+# unmount_later DIR: DIR first in UNMOUNTS.
+unmount_later() {
+	{ echo "$1"; [ ! -e "$UNMOUNTS" ] || cat "$UNMOUNTS"; } > "$UNMOUNTS.new" &&
+		mv "$UNMOUNTS.new" "$UNMOUNTS"
+}
+
+# writable_undo: what writable mounted unmounted, the newest first.
+writable_undo() {
+	local m
+
+	[ -e "$UNMOUNTS" ] || return 0
+	while read -r m; do
+		umount "$m"
+	done < "$UNMOUNTS"
+	rm -f "$UNMOUNTS"
+}
+
+# ---- NFS over RDMA ----
+# nfsd's rdma listener on NFS_PORT exports a tmpfs, NFSv4's root; a
+# proto=rdma mount writes random data and reads it back with O_DIRECT.
+# Needs /etc and /var/lib writable (writable) and a kernel with nfsd,
+# nfsv4 and rpcrdma as modules.
+
+NFS_PORT=20049
+NFS_MOUNTD=/run/rte-nfs-mountd.pid
+
+# nfs_server_up: nfsd listening for NFSv4 over RDMA on NFS_PORT, the
+# export in /tmp/nfs-export, rpc.mountd running, the grace period over.
+nfs_server_up() {
+	local d=/proc/fs/nfsd
+
+	step vm_modprobe -a nfsd nfsv4 rpcrdma || return 1
+	mkdir -p /var/lib/nfs/v4recovery /tmp/nfs-export /tmp/nfs-mnt &&
+		touch /etc/exports /var/lib/nfs/etab /var/lib/nfs/rmtab || return 1
+	mountpoint -q $d || step mount -t nfsd nfsd $d || return 1
+	# the export on a tmpfs: fsid=0 (it has no device), the NFSv4 root
+	step "$TOOLROOT/usr/sbin/exportfs" -o rw,no_root_squash,no_subtree_check,fsid=0 '*:/tmp/nfs-export' ||
+		return 1
+	echo "+ rpc.mountd -F -N 3 &"
+	"$TOOLROOT/usr/sbin/rpc.mountd" -F -N 3 > "$LOGS/nfs-mountd.log" 2>&1 &
+	echo $! > $NFS_MOUNTD
+	echo 10 > $d/nfsv4leasetime && echo 10 > $d/nfsv4gracetime &&
+		echo "-3 +4 +4.1 +4.2" > $d/versions &&
+		echo "rdma $NFS_PORT" > $d/portlist && echo 2 > $d/threads || return 1
+	wait_for 20 cm_listening "" $NFS_PORT TCP && echo Y > $d/v4_end_grace
+}
+
+# nfs_write_read ADDR MB [EXPORT]: ADDR's export mounted over RDMA, MB of
+# random data written to it with O_DIRECT and read back the same (and the
+# same in directory EXPORT, when the server is this guest), unmounted.
+nfs_write_read() {
+	local proto=rdma src="$1:/" rc=0
+
+	[[ $1 != *:* ]] || proto=rdma6 src="[$1]:/"
+	step mount -i -t nfs4 -o "vers=4.2,proto=$proto,port=$NFS_PORT,addr=$1" "$src" /tmp/nfs-mnt ||
+		return 1
+	head -c $(($2 << 20)) /dev/urandom > /tmp/nfs.in
+	step dd if=/tmp/nfs.in of=/tmp/nfs-mnt/data bs=1M oflag=direct status=none &&
+		step dd if=/tmp/nfs-mnt/data of=/tmp/nfs.out bs=1M iflag=direct status=none &&
+		step cmp /tmp/nfs.in /tmp/nfs.out || rc=1
+	[ -z "${3:-}" ] || step cmp /tmp/nfs.in "$3/data" || rc=1
+	rm -f /tmp/nfs-mnt/data
+	step umount /tmp/nfs-mnt || rc=1
+	return $rc
+}
+
+# nfs_server_down: nfsd stopped, rpc.mountd gone, the modules unloaded.
+nfs_server_down() {
+	local pid
+
+	echo 0 > /proc/fs/nfsd/threads
+	pid=$(cat $NFS_MOUNTD 2>/dev/null) && kill "$pid" 2>/dev/null &&
+		wait_for 10 eval "! kill -0 $pid 2>/dev/null"
+	rm -f $NFS_MOUNTD
+	step "$TOOLROOT/usr/sbin/exportfs" -ua
+	umount /proc/fs/nfsd
+	step vm_modprobe -r nfsv4 nfsd rpcrdma
+}
+
 # ---- judging connections ----
 
 # jq_family FAMILY: the start of a jq filter of connections over FAMILY (4
@@ -1003,6 +1116,28 @@ vm_dmesg_clean() {
 		echo "vm: FAIL: the kernel reported a problem (above)"
 		return 1
 	fi
+}
+
+# judged_ulp FAMILY ACTIVE SVC MIN: the rdma_cm connections in $CAP.json
+# over FAMILY (4 or 6) to service port SVC whose client is on ACTIVE (near:
+# A, far: B): MIN at least, each with data both ways and every packet as
+# its sender's policy predicts.
+judged_ulp() {
+	local host sel n bad
+
+	case $2$1 in
+	near4) host=$A4 ;;
+	near6) host=$A6 ;;
+	far4) host=$B4 ;;
+	far6) host=$B6 ;;
+	esac
+	sel="[.connections[] | select(.src == \"$host\" and .cm_ports[1] == $3)]"
+	jq -r "$JQ_SHOW$sel | .[] | show" "$CAP.json"
+	n=$(jq "$sel | length" "$CAP.json")
+	bad=$(jq "$sel | map(select(.verdict != \"ok\" or .mismatched != 0 or
+		.forward.data_packets == 0 or .reverse.data_packets == 0)) | length" "$CAP.json")
+	echo "  IPv$1, client on $2: $n connections to port $3, $bad not as predicted"
+	[ "$n" -ge "$4" ] && [ "$bad" = 0 ]
 }
 
 # ---- results, in KTAP ----

@@ -21,16 +21,13 @@
 POLICIES=$(tr , ' ' <<< "${RTE_CONSUMER_POLICIES:-rfc}")
 CONSUMERS=${RTE_CONSUMERS:-srp,nfs,iser,rds,smc}
 [ "$rte_stock" != 1 ] || POLICIES=builtin
-TOOLROOT=$(realpath "$rte_cache/consumer-tools/root")
 CFG=/sys/kernel/config/target
 DATA_MB=4
 SRP_PORT=5555
-NFS_PORT=20049
 ISCSI_PORT=3260
 IQN=iqn.2026-11.org.example:roce-entropy
 RDS_MESSAGES=64
 SMC_BYTES=$((4 << 20))
-UNMOUNT=()
 
 # ---- the guest's own: module loads, writable directories, routes ----
 
@@ -40,30 +37,6 @@ UNMOUNT=()
 modules_visible() {
 	[ "${rte_dist:-0}" = 1 ] || [ -d "/lib/modules/$(uname -r)" ] ||
 		step mount --bind "$rte_modroot/lib/modules" /usr/lib/modules
-}
-
-# writable DIR: DIR (of the read-only root) writable, its changes in the
-# guest's /tmp.  What is mounted below DIR (a distribution root's
-# /etc/modprobe.d) is mounted again on the overlay, which would hide it.
-# UNMOUNT lists what to unmount at the end, in order.
-writable() {
-	local up=/tmp/overlay/${1//\//_} subs=() m i
-
-	while read -r _ _ _ _ m _; do
-		[[ $m != "$1"/* ]] || subs+=("$m")
-	done < /proc/self/mountinfo
-	mkdir -p "$up/upper" "$up/work" || return 1
-	for i in "${!subs[@]}"; do
-		mkdir -p "$up/held/$i" && mount --bind "${subs[i]}" "$up/held/$i" || return 1
-		UNMOUNT=("$up/held/$i" "${UNMOUNT[@]}")
-	done
-	step mount -t overlay overlay -o "lowerdir=$1,upperdir=$up/upper,workdir=$up/work" "$1" ||
-		return 1
-	UNMOUNT=("$1" "${UNMOUNT[@]}")
-	for i in "${!subs[@]}"; do
-		step mount --bind "$up/held/$i" "${subs[i]}" || return 1
-		UNMOUNT=("${subs[i]}" "${UNMOUNT[@]}")
-	done
 }
 
 # via_router [undo]: locally generated lookups between A and B, without an
@@ -212,45 +185,21 @@ srp_down() {
 # ---- NFS over RDMA: nfsd's rdma listener on NFS_PORT, a proto=rdma mount ----
 
 nfs_up() {
-	local d=/proc/fs/nfsd
-
-	step vm_modprobe -a nfsd nfsv4 rpcrdma || return 1
-	mkdir -p /var/lib/nfs/v4recovery /tmp/nfs-export /tmp/nfs-mnt &&
-		touch /etc/exports /var/lib/nfs/etab /var/lib/nfs/rmtab || return 1
-	mountpoint -q $d || step mount -t nfsd nfsd $d || return 1
-	# the export on a tmpfs: fsid=0 (it has no device), the NFSv4 root
-	step "$TOOLROOT/usr/sbin/exportfs" -o rw,no_root_squash,no_subtree_check,fsid=0 '*:/tmp/nfs-export' ||
-		return 1
-	echo "+ rpc.mountd -F -N 3 &"
-	"$TOOLROOT/usr/sbin/rpc.mountd" -F -N 3 > "$LOGS/nfs-mountd.log" 2>&1 &
-	MOUNTD=$!
-	echo 10 > $d/nfsv4leasetime && echo 10 > $d/nfsv4gracetime &&
-		echo "-3 +4 +4.1 +4.2" > $d/versions &&
-		echo "rdma $NFS_PORT" > $d/portlist && echo 2 > $d/threads || return 1
-	wait_for 20 cm_listening "" $NFS_PORT TCP && echo Y > $d/v4_end_grace
+	nfs_server_up
 }
 
+# nfs_data FAMILY: B's export mounted over FAMILY, DATA_MB written, read
+# back and found in the export.
 nfs_data() {
-	local addr proto src rc=0
-
-	if [ "$1" = 6 ]; then addr=$B6 proto=rdma6 src="[$B6]:/"; else addr=$B4 proto=rdma src="$B4:/"; fi
-	step mount -i -t nfs4 -o "vers=4.2,proto=$proto,port=$NFS_PORT,addr=$addr" "$src" /tmp/nfs-mnt ||
-		return 1
-	head -c $((DATA_MB << 20)) /dev/urandom > /tmp/nfs.in
-	step dd if=/tmp/nfs.in of=/tmp/nfs-mnt/data bs=1M oflag=direct status=none &&
-		step dd if=/tmp/nfs-mnt/data of=/tmp/nfs.out bs=1M iflag=direct status=none &&
-		step cmp /tmp/nfs.in /tmp/nfs.out && step cmp /tmp/nfs.in /tmp/nfs-export/data || rc=1
-	rm -f /tmp/nfs-mnt/data
-	step umount /tmp/nfs-mnt || rc=1
-	return $rc
+	if [ "$1" = 6 ]; then
+		nfs_write_read "$B6" $DATA_MB /tmp/nfs-export
+	else
+		nfs_write_read "$B4" $DATA_MB /tmp/nfs-export
+	fi
 }
 
 nfs_down() {
-	echo 0 > /proc/fs/nfsd/threads
-	kill "$MOUNTD" 2>/dev/null && wait "$MOUNTD"
-	step "$TOOLROOT/usr/sbin/exportfs" -ua
-	umount /proc/fs/nfsd
-	step vm_modprobe -r nfsv4 nfsd rpcrdma
+	nfs_server_down
 }
 
 # ---- iSER: LIO's iSCSI target with iser portals, open-iscsi's iser iface ----
@@ -606,9 +555,7 @@ for name in "${UP[@]}"; do
 	check "${WHAT[$name]}: torn down" "${name}_down"
 done
 step via_router undo
-for m in "${UNMOUNT[@]}"; do
-	umount "$m"
-done
+writable_undo
 # the ports' policy as the test found it (the next test may read it)
 [ "$rte_stock" = 1 ] || step set_policy "$policy0"
 # iser_close judged the logouts' reports

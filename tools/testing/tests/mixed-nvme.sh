@@ -13,28 +13,6 @@
 
 MB=1
 
-# judged FAMILY ACTIVE: the NVMe connections of FAMILY whose host
-# is on ACTIVE: the admin queue and the I/O queue at least (one CPU: one
-# I/O queue), each with data both ways and every packet as its sender's
-# policy predicts.
-judged() {
-	local host sel n bad
-
-	case $2$1 in
-	near4) host=$A4 ;;
-	near6) host=$A6 ;;
-	far4) host=$B4 ;;
-	far6) host=$B6 ;;
-	esac
-	sel="[.connections[] | select(.src == \"$host\" and .cm_ports[1] == $NVME_SVC)]"
-	jq -r "$JQ_SHOW$sel | .[] | show" "$CAP.json"
-	n=$(jq "$sel | length" "$CAP.json")
-	bad=$(jq "$sel | map(select(.verdict != \"ok\" or .mismatched != 0 or
-		.forward.data_packets == 0 or .reverse.data_packets == 0)) | length" "$CAP.json")
-	echo "  IPv$1, host on $2: $n NVMe connections, $bad not as predicted"
-	[ "$n" -ge 2 ] && [ "$bad" = 0 ]
-}
-
 dmesg_at=$(dmesg | wc -l)
 if ! pair_start; then
 	done_testing
@@ -61,7 +39,7 @@ for p in $(echo "${RTE_MIXED_NVME_POLICIES:-builtin,off,rfc,mix,rfc+repath}" | t
 	for fam in 4 6; do
 		for act in near far; do
 			check "IPv$fam, $label, $act's host: every queue's connection as its sender's policy predicts" \
-				judged $fam $act
+				judged_ulp $fam $act $NVME_SVC 2
 		done
 	done
 done
