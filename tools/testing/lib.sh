@@ -1140,6 +1140,25 @@ judged_ulp() {
 	[ "$n" -ge "$4" ] && [ "$bad" = 0 ]
 }
 
+# judged_ulps POLICY SVC MIN LABEL WHAT: $CAP, a pair's capture with near
+# under POLICY and far under FAR_POLICY, judged, each packet under its
+# sender's policy; then, for each family and each guest as the client,
+# its connections to service port SVC (judged_ulp, MIN at least), checked
+# as "IPv4, LABEL, near's WHAT as its sender's policy predicts".
+judged_ulps() {
+	local fam act
+
+	"$TOOL" pcap "$CAP" --policy "${1%+repath}" --policy-for "$B4=$FAR_POLICY" \
+		--policy-for "$B6=$FAR_POLICY" --json > "$CAP.json" 2> "$CAP.err"
+	check "the capture under $1 was judged" test -s "$CAP.json" || return
+	for fam in 4 6; do
+		for act in near far; do
+			check "IPv$fam, $4, $act's $5 as its sender's policy predicts" \
+				judged_ulp $fam $act "$2" "$3"
+		done
+	done
+}
+
 # ---- results, in KTAP ----
 
 # check DESCRIPTION CMD...: one result, ok when CMD succeeds, after its time

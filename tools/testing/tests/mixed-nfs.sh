@@ -35,15 +35,7 @@ for p in $(echo "${RTE_MIXED_NFS_POLICIES:-builtin,off,rfc,mix,rfc+repath}" | tr
 	check "IPv6, $label, far's client: $MB MiB written to near's export and read back the same" \
 		remote nfs_write_read $A6 $MB
 	capture_end
-	"$TOOL" pcap "$CAP" --policy "${p%+repath}" --policy-for "$B4=$FAR_POLICY" \
-		--policy-for "$B6=$FAR_POLICY" --json > "$CAP.json" 2> "$CAP.err"
-	check "the capture under $p was judged" test -s "$CAP.json" || continue
-	for fam in 4 6; do
-		for act in near far; do
-			check "IPv$fam, $label, $act's client: its mount's connection as its sender's policy predicts" \
-				judged_ulp $fam $act $NFS_PORT 1
-		done
-	done
+	judged_ulps "$p" $NFS_PORT 1 "$label" "client: its mount's connection"
 done
 step near_knobs builtin
 check "near's nfsd stops and its modules unload" nfs_server_down

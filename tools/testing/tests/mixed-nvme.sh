@@ -33,15 +33,7 @@ for p in $(echo "${RTE_MIXED_NVME_POLICIES:-builtin,off,rfc,mix,rfc+repath}" | t
 	check "IPv6, $label, far's host: $MB MiB written to near and read back the same" \
 		remote write_read $A6 $B6 $MB
 	capture_end
-	"$TOOL" pcap "$CAP" --policy "${p%+repath}" --policy-for "$B4=$FAR_POLICY" \
-		--policy-for "$B6=$FAR_POLICY" --json > "$CAP.json" 2> "$CAP.err"
-	check "the capture under $p was judged" test -s "$CAP.json" || continue
-	for fam in 4 6; do
-		for act in near far; do
-			check "IPv$fam, $label, $act's host: every queue's connection as its sender's policy predicts" \
-				judged_ulp $fam $act $NVME_SVC 2
-		done
-	done
+	judged_ulps "$p" $NVME_SVC 2 "$label" "host: every queue's connection"
 done
 step near_knobs builtin
 check "near's nvmet and nvme-rdma unload" target_down
