@@ -278,7 +278,7 @@ vm_task() {
 
 # vm_run NAME STACK TIMEOUT TEST|VAR=VALUE...: one row of tools/testing/runs.
 vm_run() {
-	local name=$1 stack=$2 timeout=$3 out=$MODBUILD/vm/$1 w
+	local name=$1 stack=$2 timeout=$3 out=$MODBUILD/vm/$1 w far=
 	local tests=() env=(VM_CPUS=1) vm=$TESTING/vm/run.sh
 
 	shift 3
@@ -287,7 +287,8 @@ vm_run() {
 	[ "$DEBUG" = 0 ] || env=(VM_CPUS=2)
 	for w in "$@"; do
 		case $w in
-		RTE_*=* | VM_APPEND=* | VM_CPUS=* | FAR=*) env+=("$w") ;;
+		RTE_*=* | VM_APPEND=* | VM_CPUS=*) env+=("$w") ;;
+		FAR=*) far+="${far:+ }${w#FAR=}" ;;
 		*) tests+=("$TESTING/tests/$w.sh") ;;
 		esac
 	done
@@ -305,9 +306,12 @@ vm_run() {
 	compat) env+=(VM_MODULES="$MODBUILD/modules-compat") ;;
 	dist|dist-removed) env+=(VM_KERNEL="$dist" VM_ROOT="$BUILD/fleet/a/root") ;;
 	dist-pair) env+=(VM_KERNEL="$dist" VM_ROOT="$BUILD/fleet/a/root") vm=$TESTING/vm/pair.sh ;;
+	stock-dist-pair) env+=(STOCK=1) vm=$TESTING/vm/pair.sh
+		far="VM_KERNEL=$dist VM_ROOT=$BUILD/fleet/a/root${far:+ $far}" ;;
 	dist-initrd|dist-initrd-removed) env+=(VM_KERNEL="$dist" VM_ROOT="$BUILD/fleet/a/root"
 		VM_INITRD="$BUILD/fleet/a/root/boot/initrd.img-$dist") ;;
 	esac
+	[ -z "$far" ] || env+=(FAR="$far")
 	rm -rf "$out"
 	vm_task "vm-$name" env "${env[@]}" VM_OUT="$out" VM_TIMEOUT="$timeout" \
 		"$vm" "${tests[@]}"
@@ -352,7 +356,7 @@ dist_lane() {
 		# shellcheck disable=SC2086
 		URGENT=1 vm_run "$name" "$stack" "$timeout" $rest &
 		until [ -f "$LOGS/vm-$name.log" ]; do sleep 0.2; done
-	done < <(runs_of dist dist-initrd dist-pair)
+	done < <(runs_of dist dist-initrd dist-pair stock-dist-pair)
 	wait
 	[ $go = 0 ] || LOGDIR=$LOGS task fleet-purge "$TESTING/fleet.sh" purge > "$LOGS/fleet-purge.ktap" 2>&1
 	while read -r name stack timeout rest; do
@@ -404,7 +408,7 @@ host_state > "$LOGS/host-before"
 # the test kernel nor the series check, and that lane's chain is the
 # longest of the lanes.
 dist=
-if [ "$DEBUG" = 0 ] && [ -n "$(runs_of dist dist-initrd dist-pair dist-removed dist-initrd-removed)" ]; then
+if [ "$DEBUG" = 0 ] && [ -n "$(runs_of dist dist-initrd dist-pair stock-dist-pair dist-removed dist-initrd-removed)" ]; then
 	dist=$(dist_release)
 fi
 rm -f "$LOGS/lanes.go" "$LOGS/lanes.stop"
@@ -540,13 +544,16 @@ count_ktap_task() {
 
 # vm_count NAME: the results of VM run NAME.
 vm_count() {
-	local name=$1 out=$MODBUILD/vm/$1
+	local name=$1 out=$MODBUILD/vm/$1 far
 
 	say "results of VM run $name"
 	TIMES+=("VM run $name|$(task_time "vm-$name")")
 	count_file ktap "$out/results.ktap" "VM run $name"
 	[ ! -f "$out/kunit.ktap" ] || count_file ktap "$out/kunit.ktap" "KUnit in the VM (KTAP)"
-	[ ! -f "$out/far/results.ktap" ] || count_file ktap "$out/far/results.ktap" "VM run $name, far"
+	# a pair's far, each of its boots (far.2... after far_reboot)
+	for far in "$out"/far "$out"/far.[0-9]*; do
+		[ ! -f "$far/results.ktap" ] || count_file ktap "$far/results.ktap" "VM run $name, ${far##*/}"
+	done
 	if [ "$(task_rc "vm-$name")" != 0 ] &&
 		! grep -q '^\(not \)\?ok [0-9]* kernel log' "$out/results.ktap" 2>/dev/null; then
 		tail -n 30 "$LOGS/vm-$name.log"
@@ -568,7 +575,7 @@ if [ -n "$dist" ]; then
 	count_task deb "make deb: dpkg-buildpackage, lintian without errors or warnings"
 	count_task deb-prev "make deb of an older version, to upgrade from"
 	count_ktap_task fleet-install "$LOGS/fleet-install.ktap" "apt install and upgrade, DKMS for Linux $dist"
-	while read -r name _; do vm_count "$name"; done < <(runs_of dist dist-initrd dist-pair)
+	while read -r name _; do vm_count "$name"; done < <(runs_of dist dist-initrd dist-pair stock-dist-pair)
 	count_ktap_task fleet-updates "$LOGS/fleet-updates.ktap" "kernel updates, Secure Boot, OFED"
 	count_ktap_task fleet-purge "$LOGS/fleet-purge.ktap" "apt purge"
 	while read -r name _; do vm_count "$name"; done < <(runs_of dist-removed dist-initrd-removed)

@@ -22,7 +22,7 @@ for v in ${FAR:-}; do
 	far_env+=("$v")
 done
 out=${VM_OUT:-$BUILD/vm/$(date +%Y%m%d-%H%M%S)-$$}
-rm -rf "$out/far" "$out/pair"
+rm -rf "$out/far" "$out"/far.[0-9]* "$out/pair"
 mkdir -p "$out/far" "$out/pair"
 out=$(realpath "$out")
 
@@ -36,17 +36,44 @@ print(*(x.getsockname()[1] for x in s))
 ') || die "no free UDP ports on 127.0.0.1"
 
 say "two guests on 127.0.0.1 UDP ports $pnear and $pfar; far: ${FAR:-as near}"
-# far outlives near: it serves near to the end
-env VM_TIMEOUT=$((${VM_TIMEOUT:-900} + 120)) "${far_env[@]}" VM_PAIR=far \
-	VM_PAIR_DIR="$out/pair" VM_PAIR_NET="$pfar:$pnear" VM_OUT="$out/far" \
-	"$REPO/tools/testing/vm/run.sh" "$REPO/tools/testing/tests/pair-far.sh" \
-	> "$out/far.log" 2>&1 &
+# far_boots: far's boots, one after another while near asks for another
+# (lib.sh: far_reboot writes pair/reboot, VAR=value words that join far's
+# settings); then far.gone, at which near's waits for far end at once.
+# Far outlives near: it serves near to the end.  Fails if a boot failed.
+far_boots() {
+	local n=1 rc=0 sfx='' more=() w
+
+	while :; do
+		env VM_TIMEOUT=$((${VM_TIMEOUT:-900} + 120)) "${far_env[@]}" VM_PAIR=far \
+			VM_PAIR_DIR="$out/pair" VM_PAIR_NET="$pfar:$pnear" VM_OUT="$out/far$sfx" \
+			"$REPO/tools/testing/vm/run.sh" "$REPO/tools/testing/tests/pair-far.sh" \
+			> "$out/far$sfx.log" 2>&1 || { echo "pair: far's boot $n failed ($out/far$sfx.log)"; rc=1; }
+		[ -e "$out/pair/reboot" ] && [ ! -e "$out/pair/done" ] || break
+		read -r -a more < "$out/pair/reboot"
+		mv "$out/pair/reboot" "$out/pair/reboot.$n"
+		for w in "${more[@]}"; do
+			[[ $w =~ ^[A-Z_][A-Z0-9_]*= ]] || { echo "pair: far_reboot $w: not VAR=value"; rc=1; break 2; }
+			far_env+=("$w")
+		done
+		n=$((n + 1)) sfx=.$n
+		echo "pair: far boots again ($n), with ${more[*]}"
+	done
+	touch "$out/pair/far.gone"
+	return $rc
+}
+far_boots > "$out/far-boots.log" 2>&1 &
 far=$!
-# far.gone: near's waits for far end at once when far is no more
-( while kill -0 "$far" 2>/dev/null; do sleep 1; done; touch "$out/pair/far.gone" ) &
-watch=$!
-# far's run.sh's children (timeout, which stops its QEMU, and tee)
-trap 'pkill -P "$far" 2>/dev/null || :; kill "$watch" 2>/dev/null || :' EXIT
+# far_stop: far's run.sh and what it started (timeout, which stops its
+# QEMU, and tee).
+far_stop() {
+	local p
+
+	for p in $(pgrep -P "$far"); do
+		pkill -P "$p" 2>/dev/null || :
+		kill "$p" 2>/dev/null || :
+	done
+}
+trap far_stop EXIT
 rc=0
 VM_PAIR=near VM_PAIR_DIR="$out/pair" VM_PAIR_NET="$pnear:$pfar" VM_OUT="$out" \
 	"$REPO/tools/testing/vm/run.sh" "$@" || rc=$?
@@ -58,13 +85,17 @@ for _ in $(seq 120); do
 	sleep 0.5
 done
 if kill -0 "$far" 2>/dev/null; then
-	echo "pair: FAIL: far did not end a minute after near; stopped (see $out/far/console.log)" >&2
-	pkill -P "$far" || :
+	echo "pair: FAIL: far did not end a minute after near; stopped (see $out/far*/console.log)" >&2
+	far_stop
 	rc=1
 fi
 frc=0
 wait "$far" || frc=$?
-sed 's/^/far: /' "$out/far.log" | tail -n 40
+cat "$out/far-boots.log"
+for f in "$out"/far.log "$out"/far.[0-9]*.log; do
+	[ -e "$f" ] || continue
+	sed "s/^/${f##*/}: /" "$f" | tail -n 40
+done
 [ "$frc" = 0 ] || { echo "pair: FAIL: far exited $frc" >&2; rc=1; }
 ln -sfn "$out" "$BUILD/vm/last"
 exit "$rc"
