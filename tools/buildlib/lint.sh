@@ -28,10 +28,28 @@ mapfile -t scripts < <(cd "$REPO" && git ls-files -co --exclude-standard | while
 done | sort)
 [ ${#scripts[@]} -gt 0 ] || die "no shell script found in $REPO"
 
+# A script that passed is not checked again while nothing shellcheck reads
+# for it changed: its text, the files scripts source (any of them: -x
+# follows them), the .shellcheckrc files, shellcheck and this script.  Only
+# passes are kept, in $CACHE/lint.
+LINT_CACHE=$CACHE/lint
+mkdir -p "$LINT_CACHE"
+mapfile -t sourced < <(cd "$REPO" && cat "${scripts[@]}" | grep -E '^\s*(\.|source) ' |
+	grep -oE '[A-Za-z0-9_.-]+\.sh' | sort -u)
+common_key=$( (shellcheck --version; cat "$0" "$KSRC/$KTAP_HELPERS"
+	cd "$REPO" && git ls-files -co --exclude-standard | grep -E '(^|/)\.shellcheckrc$' | xargs -r cat
+	for f in "${scripts[@]}"; do
+		[[ " ${sourced[*]} " != *" ${f##*/} "* ]] || { echo "$f"; cat "$f"; }
+	done) | sha256sum | cut -c1-64)
+
 ktap_print_header
 ktap_set_plan ${#scripts[@]}
 for f in "${scripts[@]}"; do
-	if out=$(cd "$REPO" && shellcheck -x -S warning -f gcc "$f" 2>&1); then
+	key=$( (echo "$common_key $f"; cat "$REPO/$f") | sha256sum | cut -c1-64)
+	if [ -e "$LINT_CACHE/$key" ]; then
+		ktap_test_pass "shellcheck: $f (unchanged since it passed)"
+	elif out=$(cd "$REPO" && shellcheck -x -S warning -f gcc "$f" 2>&1); then
+		touch "$LINT_CACHE/$key"
 		ktap_test_pass "shellcheck: $f"
 	else
 		sed 's/^/# /' <<< "$out"
