@@ -15,7 +15,8 @@
 # under each sender's policy (mixed.sh's passes), and an NVMe over RDMA
 # session the other host holds lives through the change: its controller
 # reconnects once the target is back, and I/O issued while the target was
-# gone completes, data intact.
+# gone completes, data intact; when far rebooted, the session's new queues
+# are judged too (stock against builtin, then rfc at both ends).
 . "$rte_repo/tools/testing/lib.sh"
 
 MB=1
@@ -98,13 +99,16 @@ check "near's host holds a session to far's target, $MB MiB written and read bac
 
 echo "# phase 2: far reboots onto the package's modules, not opted in"
 check "far boots again onto DKMS's modules" far_reboot VM_APPEND= RTE_DIST_OPTIN=0
+capture_start p2-session
 nvme_io $MB > "$LOGS/p2-io.out" 2>&1 &
 io=$!
 FAR_KIND=ours
 check "far runs our ib_core, rxeb under builtin" far_is builtin
 check "far's nvmet-rdma exports its namespace again" remote target_up $B4 $B6
 check "near's session reconnected, its I/O through far's reboot intact" io_through near $io
+capture_end
 cat "$LOGS/p2-io.out"
+check "the session's new connections are as stock and builtin predict" judged_session builtin
 pass builtin near p2-near
 pass builtin far p2-far
 
