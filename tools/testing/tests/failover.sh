@@ -155,6 +155,17 @@ traced() { ecmp_traced "$LOGS/failover-$1"; }
 # fails while every path is dead.  Leaves $LOGS/pinned.qps.json (the dump
 # while the black holes last) and $LOGS/pinned.trace (the moves).
 PINNED_FL=0x5a5a5 PINNED_PORT=7482 PINNED_OTHERS=4
+
+# copy_up PID: process PID's client QP on rxea and its server QP on rxeb
+# both have their address (a flow label): the connection is made.
+copy_up() {
+	"$TOOL" qp --json | jq -e --argjson pid "$1" '
+		[.[] | select(.ifname == "rxea" and .pid == $pid and .type == "RC" and
+			."roce-flow-label" != null) | .lqpn] as $c |
+		($c | length) == 1 and any(.[]; .ifname == "rxeb" and .type == "RC" and
+			.rqpn == $c[0] and ."roce-flow-label" != null)' > /dev/null
+}
+
 pinned_run() {
 	local out=$LOGS/pinned qp="--qp-timeout $FAILOVER_QP_TIMEOUT --retry-count 7"
 	local pids=() i rc=0
@@ -189,7 +200,8 @@ pinned_run() {
 		> "$out.copy.log" 2>&1 &
 	pids+=($!)
 	PINNED_COPY_PID=$!
-	wait_for 60 ecmp_flowing $((PINNED_OTHERS + 2)) || rc=1
+	# the packets counted may be the others' alone: the copy must be up
+	wait_for 60 copy_up "$PINNED_COPY_PID" && wait_for 60 ecmp_flowing $((PINNED_OTHERS + 2)) || rc=1
 	for ((i = 0; i < ECMP_LINKS; i++)); do
 		ecmp_blackhole $i both > /dev/null || rc=1
 	done
