@@ -504,7 +504,14 @@ capture_pass() {
 	wait "${pids[@]}"
 	capture_end
 	echo "# mixed.sh $tag: $((SECONDS - t0)) s for the connections and the capture"
-	"$TOOL" pcap "$CAP" --policy "$policy" --policy-for "$B4=$FAR_POLICY" \
+	pair_pcap "$policy"
+}
+
+# pair_pcap POLICY: $CAP judged by roce-entropy pcap into $CAP.json, near
+# under POLICY (rfc+repath: rfc) and far under FAR_POLICY; fails, with
+# pcap's error, when it wrote nothing.
+pair_pcap() {
+	"$TOOL" pcap "$CAP" --policy "${1%+repath}" --policy-for "$B4=$FAR_POLICY" \
 		--policy-for "$B6=$FAR_POLICY" --json > "$CAP.json" 2> "$CAP.err"
 	[ -s "$CAP.json" ] || { cat "$CAP.err"; return 1; }
 }
@@ -609,12 +616,16 @@ pass() {
 	done
 }
 
-# vm_unload_stack: the rxe devices deleted and the RDMA modules unloaded.
+# vm_unload_stack [DEV...]: the rxe devices (default rxea and rxeb) deleted
+# and the RDMA modules unloaded.
 vm_unload_stack() {
-	local m
+	local m devs=("$@")
 
-	step rdma link delete rxea && step rdma link delete rxeb &&
-		wait_for 10 no_rdma_devices || return 1
+	[ $# -gt 0 ] || devs=(rxea rxeb)
+	for m in "${devs[@]}"; do
+		step rdma link delete "$m" || return 1
+	done
+	wait_for 10 no_rdma_devices || return 1
 	for m in $(echo $RDMA_MODULES | tr ' ' '\n' | tac); do
 		step rmmod "$m" || return 1
 	done
@@ -1357,12 +1368,14 @@ vm_dmesg_clean() {
 	fi
 }
 
-# judged_ulp FAMILY ACTIVE SVC MIN: the rdma_cm connections in $CAP.json
-# over FAMILY (4 or 6) to service port SVC whose client is on ACTIVE (near:
-# A, far: B): MIN at least, each with data both ways and every packet as
-# its sender's policy predicts.
+# judged_ulp FAMILY ACTIVE SVC MIN [moved]: the rdma_cm connections in
+# $CAP.json over FAMILY (4 or 6) to service port SVC whose client is on
+# ACTIVE (near: A, far: B): MIN at least, each with data both ways and
+# every packet as its sender's policy predicts.  With "moved", those that
+# moved no data (attempts a target refused while it was down) are left
+# out, and counted.
 judged_ulp() {
-	local host sel n bad
+	local host sel n bad all=
 
 	case $2$1 in
 	near4) host=$A4 ;;
@@ -1371,10 +1384,15 @@ judged_ulp() {
 	far6) host=$B6 ;;
 	esac
 	sel="[.connections[] | select(.src == \"$host\" and .cm_ports[1] == $3)]"
+	if [ "${5:-}" = moved ]; then
+		all=$(jq "$sel | length" "$CAP.json")
+		sel="($sel | map(select(.forward.data_packets > 0)))"
+	fi
 	jq -r "$JQ_SHOW$sel | .[] | show" "$CAP.json"
 	n=$(jq "$sel | length" "$CAP.json")
 	bad=$(jq "$sel | map(select(.verdict != \"ok\" or .mismatched != 0 or
 		.forward.data_packets == 0 or .reverse.data_packets == 0)) | length" "$CAP.json")
+	[ -z "$all" ] || echo "  IPv$1, client on $2: $((all - n)) attempts to port $3 that moved no data"
 	echo "  IPv$1, client on $2: $n connections to port $3, $bad not as predicted"
 	[ "$n" -ge "$4" ] && [ "$bad" = 0 ]
 }
@@ -1387,9 +1405,7 @@ judged_ulp() {
 judged_ulps() {
 	local fam act
 
-	"$TOOL" pcap "$CAP" --policy "${1%+repath}" --policy-for "$B4=$FAR_POLICY" \
-		--policy-for "$B6=$FAR_POLICY" --json > "$CAP.json" 2> "$CAP.err"
-	check "the capture under $1 was judged" test -s "$CAP.json" || return
+	check "the capture under $1 was judged" pair_pcap "$1" || return
 	for fam in 4 6; do
 		for act in near far; do
 			check "IPv$fam, $4, $act's $5 as its sender's policy predicts" \

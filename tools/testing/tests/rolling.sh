@@ -28,12 +28,7 @@ KEEP="--reconnect-delay=1 --ctrl-loss-tmo=300"
 # (and the kernel's consumers rebuilt against them, updates/), rxea made
 # again on a0.
 near_becomes_ours() {
-	local m
-
-	target_down && step rdma link delete rxea && wait_for 10 no_rdma_devices || return 1
-	for m in $(echo $RDMA_MODULES | tr ' ' '\n' | tac); do
-		step rmmod "$m" || return 1
-	done
+	target_down && vm_unload_stack rxea || return 1
 	rte_stock=0
 	[ ! -d "$rte_modules/modroot" ] || rte_modroot=$rte_modules/modroot
 	vm_load_stack && step rdma link add rxea type rxe netdev a0 &&
@@ -64,22 +59,10 @@ io_through() {
 # judged_session POLICY: $CAP's NVMe queues from near's host to far's
 # target that moved data, two at least (the admin queue and an I/O queue
 # for each of near's CPUs), each packet as its sender's policy predicts,
-# near under POLICY.
-# The attempts refused while far's target was not back move none: counted
-# apart.
+# near under POLICY; the attempts refused while far's target was not back
+# moved none, and are counted apart.
 judged_session() {
-	local sel n bad
-
-	"$TOOL" pcap "$CAP" --policy "$1" --policy-for "$B4=$FAR_POLICY" \
-		--policy-for "$B6=$FAR_POLICY" --json > "$CAP.json" 2> "$CAP.err" || { cat "$CAP.err"; return 1; }
-	sel="[.connections[] | select(.src == \"$A4\" and .cm_ports[1] == $NVME_SVC)]"
-	jq -r "$JQ_SHOW$sel | .[] | select(.forward.data_packets > 0) | show" "$CAP.json"
-	echo "  refused attempts: $(jq "$sel | map(select(.forward.data_packets == 0)) | length" "$CAP.json")"
-	n=$(jq "$sel | map(select(.forward.data_packets > 0)) | length" "$CAP.json")
-	bad=$(jq "$sel | map(select(.forward.data_packets > 0) | select(.verdict != \"ok\" or
-		.mismatched != 0 or .reverse.data_packets == 0)) | length" "$CAP.json")
-	echo "  $n queues moved data, $bad not as predicted"
-	[ "$n" -ge 2 ] && [ "$bad" = 0 ]
+	pair_pcap "$1" && judged_ulp 4 near $NVME_SVC 2 moved
 }
 
 t0=$SECONDS
