@@ -137,6 +137,17 @@ KTAP_HELPERS=tools/testing/selftests/kselftest/ktap_helpers.sh
 MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib
 	roce_entropy_test"
 
+# The other RoCE v2 drivers the series changes, with the options that build
+# them.  The test kernel's configuration leaves them out: their net drivers
+# need PCI MSI, DCB, Hyper-V's PCI or an ARM64 SoC, hundreds of files more
+# in a cold kernel build.  The series check builds them against the test
+# kernel all the same (series-check.sh, net_exports); erdma, which needs no
+# net driver, loads without its hardware: make modules builds it too.
+OTHER_CONFIG="CONFIG_INFINIBAND_HNS=m CONFIG_INFINIBAND_HNS_HIP08=m
+	CONFIG_INFINIBAND_IRDMA=m CONFIG_MANA_INFINIBAND=m CONFIG_INFINIBAND_ERDMA=m
+	CONFIG_INFINIBAND_BNXT_RE=m CONFIG_INFINIBAND_QEDR=m"
+OTHER_MODULES="hns-roce-hw-v2 irdma mana_ib erdma bnxt_re qedr"
+
 # The kernel's other RDMA consumers that the VM tests load (ULPs), each
 # with the Kconfig symbol and the directory outside drivers/infiniband
 # that builds it (ulp/ of drivers/infiniband builds the SCSI ones with the
