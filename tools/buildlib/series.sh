@@ -176,6 +176,21 @@ chain() {
 
 # cmd_edit [DIR [ROOT]]: make series-edit, of ROOT's series (default the
 # repository's).
+# stored_key ROOT: a hash of the kernel change as ROOT stores it: the
+# series files, every patch and patches/new-files with the files it names.
+stored_key() {
+	local d
+
+	(
+		cd "$1" || exit
+		for d in $SERIES_DIRS; do
+			cat "$d/series" "$d"/[0-9][0-9][0-9][0-9]-*.patch 2> /dev/null
+		done
+		# shellcheck disable=SC2046 # a list of paths
+		cat patches/new-files $(awk '!/^#/ && NF == 2 { print $2 }' patches/new-files)
+	) | sha256sum | cut -c1-16
+}
+
 cmd_edit() {
 	local dir=${1:-$BUILD/edit} root=${2:-$REPO}
 
@@ -187,6 +202,9 @@ cmd_edit() {
 	git -C "$dir" config gc.auto 0
 	chain "$dir" "$root" 1
 	git -C "$dir" checkout -q series
+	# what the commits were made from: series-export refuses them once
+	# that has changed
+	stored_key "$root" > "$dir/.git/rte-stored"
 	say "$dir: $CHAIN_PATCHES commits on base, branch series (patches/series, then patches/rfc/series, then compat/series)"
 	say "edit with git (git rebase -i base), then: make series-export"
 }
@@ -254,6 +272,10 @@ cmd_export() {
 		die "$EDIT: base..HEAD has merges; a series is a line of commits"
 	[ -z "$(git -C "$EDIT" rev-parse -q --verify REBASE_HEAD 2> /dev/null)" ] ||
 		die "$EDIT: a rebase is under way: finish it (git rebase --continue) first"
+	if [ -f "$EDIT/.git/rte-stored" ] && [ "${RTE_EXPORT_STALE:-0}" = 0 ] &&
+		[ "$(cat "$EDIT/.git/rte-stored")" != "$(stored_key "$ROOT")" ]; then
+		die "$EDIT was made from another state of the stored series: $ROOT's patches changed since make series-edit (or the last export), and exporting it would put the older ones back; remove $EDIT, run make series-edit and redo the edit there (RTE_EXPORT_STALE=1 exports it anyway)"
+	fi
 	for c in $(git -C "$EDIT" rev-list --reverse base..HEAD); do
 		rel=$(trailer_of "$c")
 		[ -n "$rel" ] ||
@@ -299,6 +321,7 @@ cmd_export() {
 		printf '%s\n' "${order[@]}"
 	} > "$ROOT/patches/new-files.tmp"
 	mv "$ROOT/patches/new-files.tmp" "$ROOT/patches/new-files"
+	[ ! -f "$EDIT/.git/rte-stored" ] || stored_key "$ROOT" > "$EDIT/.git/rte-stored"
 	say "exported $n patches and ${#order[@]} new files from $EDIT to $ROOT"
 }
 
@@ -333,7 +356,7 @@ cmd_check() {
 	trap 'rm -rf "$CHECK_TMP"' EXIT
 	ed=$t/edit root=$t/root
 	ktap_print_header
-	ktap_set_plan 6
+	ktap_set_plan 7
 
 	# ROOT: a copy of what the series is made of, as a git repository
 	mkdir -p "$root"
@@ -395,6 +418,21 @@ $want ++/* round trip */" ]; then
 	else
 		sed 's/^/# /' "$t/log"
 		ktap_test_fail "the edited export made commits again: every commit's tree is the edited one's"
+	fi
+	# an edit made before the stored series changed is refused, and the
+	# stored series stays as it is
+	if (cmd_edit "$t/edit3" "$root") > "$t/log" 2>&1 &&
+		sed -i '1s/^/# changed after the edit\n/' "$root/patches/series" &&
+		GIT_AUTHOR_NAME=x GIT_AUTHOR_EMAIL=x@x GIT_COMMITTER_NAME=x GIT_COMMITTER_EMAIL=x@x \
+			git -C "$root" commit -q -a -m changed &&
+		! (cmd_export "$t/edit3" "$root") >> "$t/log" 2>&1 &&
+		grep -q 'another state of the stored series' "$t/log" &&
+		[ -z "$(git -C "$root" status --porcelain)" ]; then
+		ktap_test_pass "series-export refuses an edit made before the stored series changed, and changes nothing"
+	else
+		sed 's/^/# /' "$t/log"
+		git -C "$root" status --porcelain | sed 's/^/# /'
+		ktap_test_fail "series-export refuses an edit made before the stored series changed, and changes nothing"
 	fi
 	# The posting: signed by whoever posts it, or not written at all.
 	if PATCHSET_SIGNER="Ann Example <ann@example.org>" PATCHSET_OUT=$t/signed \
