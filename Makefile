@@ -30,6 +30,8 @@
 #   make tools            build/bin/: roce-entropy, roce-ping, roce-qps, roce-flows, rxe-wqe-av
 #   make iproute2         build/iproute2/rdma: Debian's iproute2 with the
 #                         patches of tools/iproute2 (rdma link/system/res)
+#   make rdma-core        Debian's rdma-core with the patches of
+#                         tools/rdma-core (mlx5, hns UD sends) and their tests
 #   make kunit            the KUnit suites with kunit.py under QEMU
 #   make fuzz             libFuzzer on roce-entropy, FUZZ_SECONDS=30 per target
 #   make bench            what the entropy costs: rxe rates per policy, as ratios
@@ -49,7 +51,7 @@ TOOLS := tools/buildlib
 BUILD := build
 
 .PHONY: deb dkms-build all deps deps-tools deps-fuzz deps-deb kernel modules tools kunit vm-run check check-debug demo bench fabric \
-	clean help patchset series-check fuzz iproute2 series-edit series-export src lint oldconfig
+	clean help patchset series-check fuzz iproute2 rdma-core series-edit series-export src lint oldconfig
 
 all: modules
 
@@ -91,6 +93,9 @@ tools: deps-tools
 
 iproute2: deps
 	@$(TOOLS)/iproute2.sh
+
+rdma-core: deps
+	@$(TOOLS)/rdma-core.sh test
 
 fuzz: deps-fuzz
 	@$(TOOLS)/fuzz.sh $(or $(FUZZ_SECONDS),30)

@@ -20,7 +20,7 @@
 
 TOOLS_PACKAGES="
 	cmake g++ pkg-config libpcap-dev libcli11-dev nlohmann-json3-dev
-	librdmacm-dev libibverbs-dev libmnl-dev
+	librdmacm-dev libibverbs-dev libmnl-dev ninja-build libnl-3-dev libnl-route-3-dev
 	libgtest-dev libgmock-dev libbenchmark-dev clang-format ccache
 "
 FUZZ_PACKAGES="clang libclang-rt-14-dev"

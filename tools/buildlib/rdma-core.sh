@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build rdma-core with the patches of tools/rdma-core/series and run their
+# tests: the distribution's rdma-core source (Debian 13's 56.1, the
+# upstream tarball of its source package, checked against the archive's
+# signed index), the patches in order with no fuzz, then with rdma-core's
+# own CMake and its warnings as errors the two providers the patches
+# change (mlx5, hns), the patches' unit test (util/tests/roce_entropy_test)
+# and tools/rdma-core/vectors-test.c, which checks the patched helpers
+# against the kernel's golden vectors.
+#
+#   rdma-core.sh        build, and say where
+#   rdma-core.sh test   build, run both tests, print KTAP
+#
+# The tree, in the cache, is rebuilt only when something it is made of
+# changes (the tarball, the patches, the vectors, this script, the
+# compiler); the tests run every time.  Two runs at once (make check in two
+# clones) take turns.
+#
+# RTE_RDMA_CORE_DEBSRC  the deb-src line (default: Debian 13's archive)
+. "$(dirname "$0")/common.sh"
+
+PKG=rdma-core
+DEBSRC=${RTE_RDMA_CORE_DEBSRC:-deb-src http://deb.debian.org/debian trixie main}
+SRC=$CACHE/rdma-core-src
+OUT=$CACHE/rdma-core-build
+PATCHES=$REPO/tools/rdma-core
+VECTORS=$REPO/drivers/infiniband/core
+
+# fetch: the upstream tarball of the source package, once.  Only the
+# tarball is needed (not Debian's packaging), so it is fetched alone with
+# apt's helper, which checks it against the SHA-256 of the source index
+# that apt-get update verified against the archive's signature.
+fetch() {
+	local apt line sum file dir
+	local url
+
+	url=$(awk '{ print $2 }' <<< "$DEBSRC")
+	mkdir -p "$SRC/lists/partial" "$SRC/cache"
+	echo "$DEBSRC" > "$SRC/sources.list"
+	apt=(-o "Dir::Etc::SourceList=$SRC/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$SRC/lists" -o "Dir::Cache=$SRC/cache"
+		-o APT::Sandbox::User=root)
+	say "rdma-core: fetching the source of Debian's $PKG ($DEBSRC)"
+	apt-get "${apt[@]}" update -qq > "$SRC/apt.log" 2>&1 ||
+		{ cat "$SRC/apt.log"; die "apt-get update of $DEBSRC failed: check the network or set RTE_RDMA_CORE_DEBSRC"; }
+	apt-cache "${apt[@]}" showsrc "$PKG" > "$SRC/showsrc" 2>> "$SRC/apt.log" ||
+		die "no source package $PKG in $DEBSRC (log $SRC/apt.log)"
+	line=$(awk 'length($1) == 64 && $3 ~ /\.orig\.tar\./ { print; exit }' "$SRC/showsrc")
+	dir=$(awk '/^Directory:/ { print $2; exit }' "$SRC/showsrc")
+	read -r sum _ file <<< "$line"
+	[ -n "$sum" ] && [ -n "$dir" ] || die "no upstream tarball of $PKG in $DEBSRC's index ($SRC/showsrc)"
+	/usr/lib/apt/apt-helper download-file "$url/$dir/$file" "$SRC/$file.part" "SHA256:$sum" \
+		>> "$SRC/apt.log" 2>&1 ||
+		{ tail -n 5 "$SRC/apt.log"; die "downloading $url/$dir/$file failed (log $SRC/apt.log)"; }
+	mv "$SRC/$file.part" "$SRC/$file"
+}
+
+# build: the patched tree and what the tests need, into $OUT.
+build() {
+	local tree=$OUT/src p n=0
+
+	rm -rf "$OUT"
+	mkdir -p "$tree"
+	tar -C "$tree" --strip-components=1 -xf "$orig"
+	while read -r p; do
+		case $p in ''|'#'*) continue ;; esac
+		patch -d "$tree" -p1 -F0 -s --no-backup-if-mismatch < "$PATCHES/$p" ||
+			die "tools/rdma-core/$p does not apply to $(basename "$orig")"
+		n=$((n + 1))
+	done < "$PATCHES/series"
+	mkdir -p "$OUT/build"
+	(cd "$OUT/build" && cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 -DENABLE_WERROR=1 \
+		-DCMAKE_BUILD_TYPE=Release "$tree") > "$OUT/configure.log" 2>&1 ||
+		{ tail -n 20 "$OUT/configure.log"; die "rdma-core's cmake failed (log $OUT/configure.log)"; }
+	ninja -C "$OUT/build" -j"$JOBS" mlx5 hns roce_entropy_test > "$OUT/build.log" 2>&1 ||
+		{ grep -E 'error|warning' "$OUT/build.log" | head -n 30; die "rdma-core failed to build (log $OUT/build.log)"; }
+	# rdma-core's own warnings (it builds with -Wno-sign-compare and
+	# -Wno-unused-parameter, which its inline headers need)
+	cc -std=gnu11 -O2 -Wall -Wextra -Wshadow -Wno-sign-compare -Wno-unused-parameter -Werror \
+		-I "$OUT/build/include" -I "$VECTORS" -o "$OUT/vectors-test" \
+		"$PATCHES/vectors-test.c" > "$OUT/vectors.log" 2>&1 ||
+		{ cat "$OUT/vectors.log"; die "tools/rdma-core/vectors-test.c failed to build"; }
+	echo "$key" > "$OUT/key"
+	say "rdma-core: $(basename "$orig") with $n patch(es) of tools/rdma-core: mlx5, hns and the tests in $OUT"
+}
+
+# test: KTAP on standard output, the rest on standard error
+[ "${1:-}" != test ] || exec 3>&1 1>&2
+command -v cmake > /dev/null && command -v ninja > /dev/null ||
+	die "cmake or ninja is missing: run 'make deps'"
+mkdir -p "$SRC"
+exec 9> "$CACHE/rdma-core.lock"
+flock 9
+orig=$(ls "$SRC"/${PKG}_*.orig.tar.* 2> /dev/null | tail -n 1 || true)
+if [ -z "$orig" ]; then
+	fetch
+	orig=$(ls "$SRC"/${PKG}_*.orig.tar.* 2> /dev/null | tail -n 1 || true)
+	[ -n "$orig" ] || die "no $PKG tarball in $SRC (log $SRC/apt.log)"
+fi
+
+key=$( (basename "$orig"; sha256sum < "$orig"; cat "$0" "$PATCHES/series" "$PATCHES"/*.patch \
+	"$PATCHES/vectors-test.c" "$VECTORS"/roce_entropy_*vectors.h; cc --version; cmake --version) |
+	sha256sum | cut -c1-64)
+if [ "$(cat "$OUT/key" 2> /dev/null)" = "$key" ] && [ -x "$OUT/vectors-test" ] &&
+	[ -x "$OUT/build/bin/roce_entropy_test" ]; then
+	say "rdma-core: $OUT is up to date"
+else
+	build
+fi
+[ "${1:-}" = test ] || exit 0
+
+exec 1>&3 3>&-
+set +e
+trap - ERR
+ksrc_init rdma > /dev/null
+# shellcheck source=/dev/null # the kernel tree's
+. "$KSRC/$KTAP_HELPERS"
+ktap_print_header
+ktap_set_plan 3
+ktap_test_pass "rdma-core $(basename "$orig") with tools/rdma-core: mlx5 and hns build, warnings as errors"
+if out=$("$OUT/build/bin/roce_entropy_test" 2>&1); then
+	ktap_test_pass "rdma-core: util/tests/roce_entropy_test (values worked out by hand, symmetry, the knob)"
+else
+	sed 's/^/# /' <<< "$out"
+	ktap_test_fail "rdma-core: util/tests/roce_entropy_test"
+fi
+if out=$("$OUT/vectors-test" 2>&1); then
+	ktap_test_pass "rdma-core: util/roce_entropy.h against the kernel's golden vectors (fold, UD)"
+else
+	sed 's/^/# /' <<< "$out"
+	ktap_test_fail "rdma-core: util/roce_entropy.h against the kernel's golden vectors"
+fi
+ktap_finished
