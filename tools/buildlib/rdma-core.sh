@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build rdma-core with the patches of tools/rdma-core/series and run their
-# tests: the distribution's rdma-core source (Debian 13's 56.1, the
-# upstream tarball of its source package, checked against the archive's
-# signed index), the patches in order with no fuzz, then with rdma-core's
-# own CMake and its warnings as errors the two providers the patches
-# change (mlx5, hns), the patches' unit test (util/tests/roce_entropy_test)
-# and tools/rdma-core/vectors-test.c, which checks the patched helpers
-# against the kernel's golden vectors.
+# tests: the distribution's rdma-core source (the upstream tarball of
+# Debian 13's rdma-core 56.1-1 source package), the patches in order with
+# no fuzz, then with rdma-core's own CMake and its warnings as errors the
+# two providers the patches change (mlx5, hns), the patches' unit test
+# (util/tests/roce_entropy_test) and tools/rdma-core/vectors-test.c, which
+# checks the patched helpers and mlx5's WQE address against the kernel's
+# golden vectors.
 #
 #   rdma-core.sh        build, and say where
 #   rdma-core.sh test   build, run both tests, print KTAP
@@ -17,43 +17,30 @@
 # compiler); the tests run every time.  Two runs at once (make check in two
 # clones) take turns.
 #
-# RTE_RDMA_CORE_DEBSRC  the deb-src line (default: Debian 13's archive)
+# RTE_DEBIAN_MIRROR  the Debian archive to fetch it from (default
+#                    deb.debian.org; once the archive no longer has 56.1, a
+#                    snapshot: http://snapshot.debian.org/archive/debian/20250601T000000Z)
 . "$(dirname "$0")/common.sh"
 
-PKG=rdma-core
-DEBSRC=${RTE_RDMA_CORE_DEBSRC:-deb-src http://deb.debian.org/debian trixie main}
+# The tarball the patches are made for, and its SHA-256 as Debian's
+# signed source index (trixie main, rdma-core 56.1-1) gives it.
+TARBALL=rdma-core_56.1.orig.tar.gz
+SHA256=63ce7f2baa7242c2dbc76375dac957c420187dd27f8c5e148efc07971ee522a8
+MIRROR=${RTE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SRC=$CACHE/rdma-core-src
 OUT=$CACHE/rdma-core-build
 PATCHES=$REPO/tools/rdma-core
 VECTORS=$REPO/drivers/infiniband/core
 
-# fetch: the upstream tarball of the source package, once.  Only the
-# tarball is needed (not Debian's packaging), so it is fetched alone with
-# apt's helper, which checks it against the SHA-256 of the source index
-# that apt-get update verified against the archive's signature.
+# fetch: the tarball, once, checked by apt's helper against its SHA-256.
 fetch() {
-	local apt line sum file dir
-	local url
+	local url=$MIRROR/pool/main/r/rdma-core/$TARBALL
 
-	url=$(awk '{ print $2 }' <<< "$DEBSRC")
-	mkdir -p "$SRC/lists/partial" "$SRC/cache"
-	echo "$DEBSRC" > "$SRC/sources.list"
-	apt=(-o "Dir::Etc::SourceList=$SRC/sources.list" -o Dir::Etc::SourceParts=/dev/null
-		-o "Dir::State::Lists=$SRC/lists" -o "Dir::Cache=$SRC/cache"
-		-o APT::Sandbox::User=root)
-	say "rdma-core: fetching the source of Debian's $PKG ($DEBSRC)"
-	apt-get "${apt[@]}" update -qq > "$SRC/apt.log" 2>&1 ||
-		{ cat "$SRC/apt.log"; die "apt-get update of $DEBSRC failed: check the network or set RTE_RDMA_CORE_DEBSRC"; }
-	apt-cache "${apt[@]}" showsrc "$PKG" > "$SRC/showsrc" 2>> "$SRC/apt.log" ||
-		die "no source package $PKG in $DEBSRC (log $SRC/apt.log)"
-	line=$(awk 'length($1) == 64 && $3 ~ /\.orig\.tar\./ { print; exit }' "$SRC/showsrc")
-	dir=$(awk '/^Directory:/ { print $2; exit }' "$SRC/showsrc")
-	read -r sum _ file <<< "$line"
-	[ -n "$sum" ] && [ -n "$dir" ] || die "no upstream tarball of $PKG in $DEBSRC's index ($SRC/showsrc)"
-	/usr/lib/apt/apt-helper download-file "$url/$dir/$file" "$SRC/$file.part" "SHA256:$sum" \
-		>> "$SRC/apt.log" 2>&1 ||
-		{ tail -n 5 "$SRC/apt.log"; die "downloading $url/$dir/$file failed (log $SRC/apt.log)"; }
-	mv "$SRC/$file.part" "$SRC/$file"
+	say "rdma-core: fetching $url"
+	/usr/lib/apt/apt-helper download-file "$url" "$SRC/$TARBALL.part" "SHA256:$SHA256" \
+		> "$SRC/fetch.log" 2>&1 ||
+		{ tail -n 5 "$SRC/fetch.log"; die "fetching $url failed: check the network, or set RTE_DEBIAN_MIRROR to a mirror or snapshot that has it"; }
+	mv "$SRC/$TARBALL.part" "$SRC/$TARBALL"
 }
 
 # build: the patched tree and what the tests need, into $OUT.
@@ -78,7 +65,7 @@ build() {
 	# rdma-core's own warnings (it builds with -Wno-sign-compare and
 	# -Wno-unused-parameter, which its inline headers need)
 	cc -std=gnu11 -O2 -Wall -Wextra -Wshadow -Wno-sign-compare -Wno-unused-parameter -Werror \
-		-I "$OUT/build/include" -I "$VECTORS" -o "$OUT/vectors-test" \
+		-I "$OUT/build/include" -I "$tree/providers/mlx5" -I "$VECTORS" -o "$OUT/vectors-test" \
 		"$PATCHES/vectors-test.c" > "$OUT/vectors.log" 2>&1 ||
 		{ cat "$OUT/vectors.log"; die "tools/rdma-core/vectors-test.c failed to build"; }
 	echo "$key" > "$OUT/key"
@@ -92,14 +79,10 @@ command -v cmake > /dev/null && command -v ninja > /dev/null ||
 mkdir -p "$SRC"
 exec 9> "$CACHE/rdma-core.lock"
 flock 9
-orig=$(ls "$SRC"/${PKG}_*.orig.tar.* 2> /dev/null | tail -n 1 || true)
-if [ -z "$orig" ]; then
-	fetch
-	orig=$(ls "$SRC"/${PKG}_*.orig.tar.* 2> /dev/null | tail -n 1 || true)
-	[ -n "$orig" ] || die "no $PKG tarball in $SRC (log $SRC/apt.log)"
-fi
+orig=$SRC/$TARBALL
+[ -f "$orig" ] || fetch
 
-key=$( (basename "$orig"; sha256sum < "$orig"; cat "$0" "$PATCHES/series" "$PATCHES"/*.patch \
+key=$( (echo "$TARBALL $SHA256"; cat "$0" "$PATCHES/series" "$PATCHES"/*.patch \
 	"$PATCHES/vectors-test.c" "$VECTORS"/roce_entropy_*vectors.h; cc --version; cmake --version) |
 	sha256sum | cut -c1-64)
 if [ "$(cat "$OUT/key" 2> /dev/null)" = "$key" ] && [ -x "$OUT/vectors-test" ] &&
@@ -126,7 +109,7 @@ else
 	ktap_test_fail "rdma-core: util/tests/roce_entropy_test"
 fi
 if out=$("$OUT/vectors-test" 2>&1); then
-	ktap_test_pass "rdma-core: util/roce_entropy.h against the kernel's golden vectors (fold, UD)"
+	ktap_test_pass "rdma-core: util/roce_entropy.h and mlx5's WQE address against the kernel's golden vectors (fold, UD)"
 else
 	sed 's/^/# /' <<< "$out"
 	ktap_test_fail "rdma-core: util/roce_entropy.h against the kernel's golden vectors"
