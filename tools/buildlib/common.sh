@@ -141,12 +141,15 @@ MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib
 # them.  The test kernel's configuration leaves them out: their net drivers
 # need PCI MSI, DCB, Hyper-V's PCI or an ARM64 SoC, hundreds of files more
 # in a cold kernel build.  The series check builds them against the test
-# kernel all the same (series-check.sh, net_exports); erdma, which needs no
-# net driver, loads without its hardware: make modules builds it too.
+# kernel all the same (series-check.sh, net_exports).  LOADABLE_*: those
+# that need no net driver and load without their hardware (erdma): make
+# modules builds them too, and the VM loads them (tests/erdma.sh).
+LOADABLE_CONFIG="CONFIG_INFINIBAND_ERDMA=m"
+LOADABLE_MODULES="erdma"
 OTHER_CONFIG="CONFIG_INFINIBAND_HNS=m CONFIG_INFINIBAND_HNS_HIP08=m
-	CONFIG_INFINIBAND_IRDMA=m CONFIG_MANA_INFINIBAND=m CONFIG_INFINIBAND_ERDMA=m
+	CONFIG_INFINIBAND_IRDMA=m CONFIG_MANA_INFINIBAND=m $LOADABLE_CONFIG
 	CONFIG_INFINIBAND_BNXT_RE=m CONFIG_INFINIBAND_QEDR=m"
-OTHER_MODULES="hns-roce-hw-v2 irdma mana_ib erdma bnxt_re qedr"
+OTHER_MODULES="hns-roce-hw-v2 irdma mana_ib $LOADABLE_MODULES bnxt_re qedr"
 
 # The kernel's other RDMA consumers that the VM tests load (ULPs), each
 # with the Kconfig symbol and the directory outside drivers/infiniband

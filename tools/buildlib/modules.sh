@@ -110,13 +110,13 @@ sync_tree "$MODBUILD/src$sfx" "$MODBUILD/tree$sfx"
 
 say "building modules in $MODBUILD/tree$sfx/drivers/infiniband"
 start=$SECONDS
-# erdma too, which the test kernel leaves out: the one other RoCE v2
-# driver that loads without its hardware (common.sh, OTHER_CONFIG)
+# and the other RoCE v2 drivers that load without their hardware, which
+# the test kernel leaves out (common.sh, LOADABLE_CONFIG)
 make -s -C "$KBUILD" M="$MODBUILD/tree$sfx/drivers/infiniband" -j"$JOBS" \
 	NOSTDINC_FLAGS="-nostdinc -I$MODBUILD/tree$sfx/include" \
-	$kunit CONFIG_INFINIBAND_ERDMA=m ${W:+W=$W} ${C:+C=$C} \
+	$kunit $LOADABLE_CONFIG ${W:+W=$W} ${C:+C=$C} \
 	modules
-mods="$mods erdma"
+mods="$mods $LOADABLE_MODULES"
 
 # shellcheck disable=SC2086 # a list of words
 collect_modules "$MODBUILD/tree$sfx" "$MODBUILD/modules$sfx" $mods

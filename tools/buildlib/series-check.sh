@@ -451,7 +451,7 @@ fi
 # tests those.
 if [ $failed = 0 ]; then
 	# shellcheck disable=SC2086 # a list of words
-	collect_modules "$WT" "$SC/modules" $MODULES erdma
+	collect_modules "$WT" "$SC/modules" $MODULES $LOADABLE_MODULES
 	ulp_modules "$WT" "$SC/modules" > "$LOGS/ulps.log" 2>&1 && rc=0 || rc=1
 	[ $rc = 0 ] || tail -n 20 "$LOGS/ulps.log" | sed 's/^/# /'
 	ktap_rc $rc "the kernel's other RDMA consumers build against the series' headers"
