@@ -1368,14 +1368,18 @@ vm_dmesg_clean() {
 	fi
 }
 
-# judged_ulp FAMILY ACTIVE SVC MIN [moved]: the rdma_cm connections in
-# $CAP.json over FAMILY (4 or 6) to service port SVC whose client is on
-# ACTIVE (near: A, far: B): MIN at least, each with data both ways and
-# every packet as its sender's policy predicts.  With "moved", those that
-# moved no data (attempts a target refused while it was down) are left
-# out, and counted.
+# judged_ulp FAMILY ACTIVE SVC MIN [moved] [REPATH]: the rdma_cm
+# connections in $CAP.json over FAMILY (4 or 6) to service port SVC whose
+# client is on ACTIVE (near: A, far: B): MIN at least, each with data both
+# ways and every packet as its sender's policy predicts.  With "moved",
+# those that moved no data (attempts a target refused while it was down)
+# are left out, and counted.  REPATH: how many times near's re-path moved
+# a QP during the capture (0 if none); that many connections may have
+# near's data on more ports than the predicted one, which they must have
+# used first, while far's data and every CM MAD stay as predicted: under
+# load (TCG) RC timeouts are real, and moving is what re-path is for.
 judged_ulp() {
-	local host sel n bad all=
+	local host near sel n bad moved=0 all=
 
 	case $2$1 in
 	near4) host=$A4 ;;
@@ -1383,6 +1387,8 @@ judged_ulp() {
 	far4) host=$B4 ;;
 	far6) host=$B6 ;;
 	esac
+	near=$A4
+	[ "$1" = 4 ] || near=$A6
 	sel="[.connections[] | select(.src == \"$host\" and .cm_ports[1] == $3)]"
 	if [ "${5:-}" = moved ]; then
 		all=$(jq "$sel | length" "$CAP.json")
@@ -1391,17 +1397,30 @@ judged_ulp() {
 	jq -r "$JQ_SHOW$sel | .[] | show" "$CAP.json"
 	n=$(jq "$sel | length" "$CAP.json")
 	bad=$(jq "$sel | map(select(.verdict != \"ok\" or .mismatched != 0 or
-		.forward.data_packets == 0 or .reverse.data_packets == 0)) | length" "$CAP.json")
+		.forward.data_packets == 0 or .reverse.data_packets == 0))" "$CAP.json")
+	if [ "${6:-0}" -gt 0 ]; then
+		moved=$(jq --arg near "$near" 'map(select(
+			(if .src == $near then [.forward, .reverse] else [.reverse, .forward] end) as [$n, $f] |
+			.forward.data_packets > 0 and .reverse.data_packets > 0 and
+			($n.data_udp_sports | index($n.expected_data.udp_sport) != null) and
+			($n.data_udp_sports | length) > 1 and
+			$f.data_udp_sports == [$f.expected_data.udp_sport] and
+			.forward.cm_udp_sports == [.expected_cm.udp_sport])) | length' <<< "$bad")
+		[ "$moved" -le "$6" ] || moved=$6
+		echo "  IPv$1, client on $2: near's re-path moved QPs $6 time(s) during the capture; $moved connection(s) moved near's data from the predicted port"
+	fi
+	bad=$(($(jq length <<< "$bad") - moved))
 	[ -z "$all" ] || echo "  IPv$1, client on $2: $((all - n)) attempts to port $3 that moved no data"
 	echo "  IPv$1, client on $2: $n connections to port $3, $bad not as predicted"
 	[ "$n" -ge "$4" ] && [ "$bad" = 0 ]
 }
 
-# judged_ulps POLICY SVC MIN LABEL WHAT: $CAP, a pair's capture with near
-# under POLICY and far under FAR_POLICY, judged, each packet under its
-# sender's policy; then, for each family and each guest as the client,
-# its connections to service port SVC (judged_ulp, MIN at least), checked
-# as "IPv4, LABEL, near's WHAT as its sender's policy predicts".
+# judged_ulps POLICY SVC MIN LABEL WHAT [REPATH]: $CAP, a pair's capture
+# with near under POLICY and far under FAR_POLICY, judged, each packet
+# under its sender's policy; then, for each family and each guest as the
+# client, its connections to service port SVC (judged_ulp, MIN at least,
+# REPATH re-path moves of near's allowed), checked as "IPv4, LABEL, near's
+# WHAT as its sender's policy predicts".
 judged_ulps() {
 	local fam act
 
@@ -1409,9 +1428,17 @@ judged_ulps() {
 	for fam in 4 6; do
 		for act in near far; do
 			check "IPv$fam, $4, $act's $5 as its sender's policy predicts" \
-				judged_ulp $fam $act "$2" "$3"
+				judged_ulp $fam $act "$2" "$3" "" "${6:-0}"
 		done
 	done
+}
+
+# repath_total DEV: the moves DEV's re-path made so far, both roles.
+repath_total() {
+	local m
+
+	m=$(repath_moves "$1") || { echo 0; return; }
+	echo $(( ${m% *} + ${m#* } ))
 }
 
 # ---- results, in KTAP ----

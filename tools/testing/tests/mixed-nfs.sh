@@ -25,6 +25,7 @@ check "near's nfsd exports a tmpfs over RDMA" nfs_server_up
 for p in $(echo "${RTE_MIXED_NFS_POLICIES:-builtin,off,rfc,mix,rfc+repath}" | tr , ' '); do
 	label="near under $p, far $FAR_KIND under $FAR_POLICY"
 	check "near's rxea under $p" near_knobs "$p" || continue
+	moves=$(repath_total rxea)
 	capture_start "nfs-${p/+/-}"
 	check "IPv4, $label, near's client: $MB MiB written to far's export and read back the same" \
 		nfs_write_read $B4 $MB
@@ -35,7 +36,8 @@ for p in $(echo "${RTE_MIXED_NFS_POLICIES:-builtin,off,rfc,mix,rfc+repath}" | tr
 	check "IPv6, $label, far's client: $MB MiB written to near's export and read back the same" \
 		remote nfs_write_read $A6 $MB
 	capture_end
-	judged_ulps "$p" $NFS_PORT 1 "$label" "client: its mount's connection"
+	judged_ulps "$p" $NFS_PORT 1 "$label" "client: its mount's connection" \
+		$(($(repath_total rxea) - moves))
 done
 step near_knobs builtin
 check "near's nfsd stops and its modules unload" nfs_server_down

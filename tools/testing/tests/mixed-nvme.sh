@@ -23,6 +23,7 @@ check "near's nvmet-rdma exports a null_blk namespace on $A4 and $A6" target_up 
 for p in $(echo "${RTE_MIXED_NVME_POLICIES:-builtin,off,rfc,mix,rfc+repath}" | tr , ' '); do
 	label="near under $p, far $FAR_KIND under $FAR_POLICY"
 	check "near's rxea under $p" near_knobs "$p" || continue
+	moves=$(repath_total rxea)
 	capture_start "nvme-${p/+/-}"
 	check "IPv4, $label, near's host: $MB MiB written to far and read back the same" \
 		write_read $B4 $A4 $MB
@@ -33,7 +34,8 @@ for p in $(echo "${RTE_MIXED_NVME_POLICIES:-builtin,off,rfc,mix,rfc+repath}" | t
 	check "IPv6, $label, far's host: $MB MiB written to near and read back the same" \
 		remote write_read $A6 $B6 $MB
 	capture_end
-	judged_ulps "$p" $NVME_SVC 2 "$label" "host: every queue's connection"
+	judged_ulps "$p" $NVME_SVC 2 "$label" "host: every queue's connection" \
+		$(($(repath_total rxea) - moves))
 done
 step near_knobs builtin
 check "near's nvmet and nvme-rdma unload" target_down
