@@ -240,11 +240,13 @@ posting_patches() {
 		! -name '0000-cover-letter.patch' 2>/dev/null | sort
 }
 
-# apply_series DIR SERIES: the patches SERIES lists, from its directory,
-# applied to DIR in order; prints how many.
+# apply_series DIR SERIES [WHAT]: the patches SERIES lists, from its
+# directory, applied to DIR in order, with no fuzz; prints how many.  WHAT
+# names DIR's source in the error (default: the kernel's).
 apply_series() {
 	local p n=0 src=$1 series=$2
 	local dir=${series%/*} log=${1%/*}/patch.log
+	local what=${3:-"Linux $KVER ($KSRC)"}
 
 	while read -r p; do
 		case $p in ''|'#'*) continue ;; esac
@@ -252,7 +254,7 @@ apply_series() {
 		if ! patch -p1 -N -s -F0 --no-backup-if-mismatch -d "$src" \
 			< "$dir/$p" > "$log" 2>&1; then
 			cat "$log" >&2
-			die "${dir#"$REPO"/}/$p does not apply to Linux $KVER ($KSRC) with the patches before it: refresh it"
+			die "${dir#"$REPO"/}/$p does not apply to $what with the patches before it: refresh it"
 		fi
 		n=$((n + 1))
 	done < "$series"

@@ -50,13 +50,7 @@ mkdir -p "$tree"
 tar -C "$tree" --strip-components=1 -xf "$orig"
 cp "$OUT/kernel/include/uapi/rdma/rdma_netlink.h" "$tree/rdma/include/uapi/rdma/"
 rm -rf "$OUT/kernel"
-n=0
-while read -r p; do
-	case $p in ''|'#'*) continue ;; esac
-	patch -d "$tree" -p1 -F0 -s --no-backup-if-mismatch < "$REPO/tools/iproute2/$p" ||
-		die "tools/iproute2/$p does not apply to $(basename "$orig")"
-	n=$((n + 1))
-done < "$SERIES"
+n=$(apply_series "$tree" "$SERIES" "$(basename "$orig")")
 
 (cd "$tree" && ./configure > "$OUT/configure.log" 2>&1) ||
 	{ tail -n 20 "$OUT/configure.log"; die "iproute2's configure failed"; }

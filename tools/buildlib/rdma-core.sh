@@ -45,17 +45,12 @@ fetch() {
 
 # build: the patched tree and what the tests need, into $OUT.
 build() {
-	local tree=$OUT/src p n=0
+	local tree=$OUT/src n
 
 	rm -rf "$OUT"
 	mkdir -p "$tree"
 	tar -C "$tree" --strip-components=1 -xf "$orig"
-	while read -r p; do
-		case $p in ''|'#'*) continue ;; esac
-		patch -d "$tree" -p1 -F0 -s --no-backup-if-mismatch < "$PATCHES/$p" ||
-			die "tools/rdma-core/$p does not apply to $(basename "$orig")"
-		n=$((n + 1))
-	done < "$PATCHES/series"
+	n=$(apply_series "$tree" "$PATCHES/series" "$TARBALL")
 	mkdir -p "$OUT/build"
 	(cd "$OUT/build" && cmake -GNinja -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 -DENABLE_WERROR=1 \
 		-DCMAKE_BUILD_TYPE=Release "$tree") > "$OUT/configure.log" 2>&1 ||
