@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # The ports' settings against device churn.  Three loops run in the
-# background while rxea is deleted and made again RTE_CHURN_ROUNDS times
-# (default 8): one reads both knobs of both devices, one writes them (rfc
-# and mix, re-path on and off), one dumps every QP with its entropy
-# (`rdma res show qp -dd`, which asks the policy of each device's QP1).
-# Each reaches a device while it registers, while ib_core removes its
-# clients and port files, and after.  Judged: every loop made progress, a
-# device made again starts from the default, rxeb keeps what was
-# written to it last, and the kernel reported nothing (on the debug kernel,
-# make check DEBUG=1, KASAN sees every access to freed settings).
+# background while rxea is deleted and made again RTE_CHURN_ROUNDS times:
+# one reads both knobs of both devices, one writes them (rfc and mix,
+# re-path on and off), one dumps every QP with its entropy (`rdma res show
+# qp -dd`, which asks the policy of each device's QP1).  Each reaches a
+# device while it registers, while ib_core removes its clients and port
+# files, and after.  Judged: every loop made progress, a device made again
+# starts from the default, rxeb keeps what was written to it last, and the
+# kernel reported nothing (on the debug kernel, make check DEBUG=1, KASAN
+# sees every access to freed settings).
 #
 # In shared network namespace mode, the default, each device has a compat
 # device in every other namespace: the knobs must not be there (a write
@@ -20,9 +21,22 @@
 # (ib_device_set_netns_put()), which rxe is.  The settings live in the
 # port's ib_port_data, which a move keeps (only the clients are removed
 # and added again), and only registration sets them.
+#
+# On every build of ours.  The DKMS build keeps a port's settings after
+# the port_data[] array instead (compat/0004), so dist-more runs it on
+# Debian's kernel too.
+#
+# Parameters (the row's VAR=value, or the environment):
+#   RTE_CHURN_ROUNDS   times rxea is deleted and made again (default 8)
+STACKS="ours compat dist"
+CPUS=1
+: "${RTE_CHURN_ROUNDS:=8}"
+requires() {
+	_have_knob
+}
 . "$rte_repo/tools/testing/lib.sh"
 
-ROUNDS=${RTE_CHURN_ROUNDS:-8}
+ROUNDS=$RTE_CHURN_ROUNDS
 CHURN=$rte_out/churn
 # what devices start with, over rdma netlink (the upstream series has no
 # module parameter)

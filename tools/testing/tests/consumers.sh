@@ -1,25 +1,55 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # The kernel's other RDMA consumers on the wire, each a server on B and a
 # client on A in one kernel, through the router: SRP (ib_srpt, ib_srp),
 # NFS over RDMA (nfsd's rdma listener, a proto=rdma mount), iSER (LIO's
 # ib_isert, open-iscsi over ib_iser), RDS (rds_rdma) and SMC-R v2.  Each
 # moves data and checks it (written and read back, or echoed, equal).
-# Each policy of RTE_CONSUMER_POLICIES (default rfc; stock: builtin, no
-# knob) gets one capture of every consumer's data path, judged by
-# roce-entropy pcap: each consumer's connections (CM MADs and data) agree,
-# and so does every other connection.  The first four use rdma_cm (RC),
-# so the CM-ports rule; SMC-R connects its QPs itself with flow label 0,
-# so the QPN rule.  RTE_CONSUMERS picks some.
+# Each policy of RTE_CONSUMER_POLICIES (stock: builtin, no knob) gets one
+# capture of every consumer's data path, judged by roce-entropy pcap: each
+# consumer's connections (CM MADs and data) agree, and so does every other
+# connection.  The first four use rdma_cm (RC), so the CM-ports rule; SMC-R
+# connects its QPs itself with flow label 0, so the QPN rule.
 #
 # The NFS and iSCSI daemons are Debian's, unpacked and never installed
 # (tools/buildlib/consumer-tools.sh); their state lives in overlays in the
 # guest.  Needs a kernel with these consumers as modules: the test kernel
 # (kernel-consumers.config) or the distribution's.
+#
+# make check runs it under mix on the test kernel (the consumers row),
+# under rfc on Debian's kernel with DKMS's modules (dist: Debian's own ULPs
+# over that build), and under 6.12's own modules (stock, judged as
+# builtin): each formula once, for the ULPs compute none.
+#
+# Parameters (the row's VAR=value, or the environment):
+#   RTE_CONSUMER_POLICIES   the policies, commas between (default rfc)
+#   RTE_CONSUMERS           the consumers, some of srp,nfs,iser,rds,smc
+#                           (default all five)
+STACKS="ours compat stock dist"
+CPUS=1
+: "${RTE_CONSUMER_POLICIES:=rfc}"
+: "${RTE_CONSUMERS:=srp,nfs,iser,rds,smc}"
+requires() {
+	local c mods=()
+
+	for c in ${RTE_CONSUMERS//,/ }; do
+		case $c in
+		srp) mods+=(target_core_mod ib_srpt ib_srp sd_mod) ;;
+		nfs) mods+=(nfsd nfsv4 rpcrdma) ;;
+		iser)
+			mods+=(target_core_mod iscsi_target_mod ib_isert ib_iser sd_mod crc32c)
+			;;
+		rds) mods+=(rds rds_rdma) ;;
+		smc) mods+=(smc) ;;
+		esac
+	done
+	_have_module "${mods[@]}"
+}
 . "$rte_repo/tools/testing/lib.sh"
 
-POLICIES=$(tr , ' ' <<< "${RTE_CONSUMER_POLICIES:-rfc}")
-CONSUMERS=${RTE_CONSUMERS:-srp,nfs,iser,rds,smc}
+POLICIES=$(tr , ' ' <<< "$RTE_CONSUMER_POLICIES")
+CONSUMERS=$RTE_CONSUMERS
 [ "$rte_stock" != 1 ] || POLICIES=builtin
 CFG=/sys/kernel/config/target
 DATA_MB=4

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # On the distribution's own kernel (run.sh VM_KERNEL=<release>), with the
 # stack loaded by its modprobe as on a host:
 # - the RDMA modules are ours, as DKMS installed them (updates/dkms, built
@@ -12,9 +13,23 @@
 # - every module of this kernel that depends on one we replace loads beside
 #   ours (modprobe), and the kernel log has no "disagrees about version of
 #   symbol" nor "Unknown symbol".
+#
+# make check runs it in dist (after apt install, the opt-in line in
+# place), dist-hatch (the same root booted with the row's
+# VM_APPEND=roce_entropy.stock=1) and dist-removed (after apt purge).
+#
+# Parameters (the row's VAR=value, or the environment):
+#   RTE_DIST_EXPECT   what the modules are: ours (default), hatch or
+#                     distribution
+STACKS="dist dist-removed"
+CPUS=1
+: "${RTE_DIST_EXPECT:=ours}"
+requires() {
+	_have_dist_kernel
+}
 . "$rte_repo/tools/testing/lib.sh"
 
-EXPECT=${RTE_DIST_EXPECT:-ours}
+EXPECT=$RTE_DIST_EXPECT
 REL=$(uname -r)
 MODS=/lib/modules/$REL
 REPLACED="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib"

@@ -1,12 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # erdma, patched, loads on our ib_core: of the other RoCE v2 drivers the
 # series changes, the one whose module needs no net driver, so the test
 # kernel's configuration, without PCI MSI, can load it.  There is no
 # erdma device in the VM: this proves the module links against the
 # series' ib_core and iw_cm and registers its PCI driver, nothing about
 # the wire (Documentation/infiniband/roce_entropy.rst, "The other RoCE v2
-# drivers").
+# drivers").  The module is the series check's, built with the series'
+# last step into the modules the test kernel runs: on ours only.
+STACKS="ours"
+CPUS=1
 . "$rte_repo/tools/testing/lib.sh"
 
 check "our erdma loads" step insmod "$rte_modules/erdma.ko"

@@ -1,43 +1,64 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # Re-path (roce_repath): RC connections that route around a dead ECMP link.
 # The standard topology's router becomes the 8-link ECMP core
-# (ecmp-core.sh); 16 rdma_cm RC connections send steadily from A to B (one
-# message every 50 ms each, every message acknowledged: roce-ping
-# --one-way), with the QP's timeout 14 (4.096 us * 2^14 = 67 ms) and
-# retry count 6 (7 transmissions, about 0.5 s, then IBV_WC_RETRY_EXC_ERR;
-# rxe takes 7 as "retry forever").  The busiest link is black-holed A to B
-# for 2 s, then B to A for 2 s (the routes stay).
+# (ecmp-core.sh); RTE_FAILOVER_CONNECTIONS rdma_cm RC connections send
+# steadily from A to B (one message every 50 ms each, every message
+# acknowledged: roce-ping --one-way), with the QP's timeout 14 (4.096 us *
+# 2^14 = 67 ms) and retry count 6 (7 transmissions, about 0.5 s, then
+# IBV_WC_RETRY_EXC_ERR; rxe takes 7 as "retry forever").  The busiest link
+# is black-holed A to B for RTE_FAILOVER_HOLE s, then B to A for as long
+# (the routes stay).
 #
 # A to B: the connections on that link lose their requests; each requester
 # moves on its retransmission timeout.  B to A: their responder's ACKs are
 # lost (the requester moved, the responder had not); the responder moves on
 # the second retransmission in a row.  Then it is black-holed both ways at
-# once for 2 s, where requester and responder of one QP may decide to move
-# at the same moment: afterwards every QP's dumped UDP port must be the
-# fold of its dumped flow label, and (IPv6, captured on A's link) every
-# packet's port the fold of its header's label: no move is half made.
-# Before the black holes the connections run for 2 s without loss.  With re-path on, judged: no QP
-# moves while nothing is lost, every connection completes, requesters
-# moved in the first phase and responders in the second, and the trace has
-# one roce_entropy_repath event per move counted; the longest gap between
-# two acknowledged messages is printed against 50 ms + 3 timeouts.  With
-# it off the failures are counted and printed as the baseline, not judged,
-# and nothing moves.  The runs, RTE_FAILOVER_RUNS (default
-# v4-off,v4-on,v6-on): IPv4 with re-path off and on, IPv6 with it on.
+# once, where requester and responder of one QP may decide to move at the
+# same moment: afterwards every QP's dumped UDP port must be the fold of
+# its dumped flow label, and (IPv6, captured on A's link) every packet's
+# port the fold of its header's label: no move is half made.  Before the
+# black holes the connections run as long without loss.  With re-path on,
+# judged: no QP moves while nothing is lost, every connection completes,
+# requesters moved in the first phase and responders in the second, and
+# the trace has one roce_entropy_repath event per move counted; the
+# longest gap between two acknowledged messages is printed against 50 ms +
+# 3 timeouts.  With it off the failures are counted and printed as the
+# baseline, not judged, and nothing moves.  The runs, RTE_FAILOVER_RUNS:
+# by default IPv4 with re-path off and on, IPv6 with it on.
 # Last, with every link black-holed both ways: a connection whose flow
 # label the application set never moves, beside rdma_cm's that do
 # (pinned_run), even when it is the label rdma_cm granted to another
 # connection: rdma_cm grants its labels beside the address, bound to the
-# connection's remote QP and to who asked.
-# make check runs v6-on alone: make demo's failover act judges the same of
-# 64 IPv4 connections with re-path off and on (tools/testing/runs).  The
-# standard topology is put back.
+# connection's remote QP and to who asked.  The standard topology is put
+# back.
+#
+# make check runs v6-on alone (hardening, and the KCSAN kernel's races):
+# make demo, which make check runs, judges the same (no move without loss,
+# every connection completes, requesters and responders move, a trace
+# event per move) of 64 IPv4 connections with re-path off and on.  On the
+# test kernel only: re-path is source that compat/ leaves alone, the same
+# in both builds.
+#
+# Parameters (the row's VAR=value, or the environment):
+#   RTE_FAILOVER_RUNS          the runs, commas between, of v4-off, v4-on,
+#                              v6-off, v6-on (default v4-off,v4-on,v6-on)
+#   RTE_FAILOVER_CONNECTIONS   the connections of a run (default 16)
+#   RTE_FAILOVER_HOLE          seconds each black hole lasts (default 2)
+STACKS="ours"
+CPUS=1
+: "${RTE_FAILOVER_RUNS:=v4-off,v4-on,v6-on}"
+: "${RTE_FAILOVER_CONNECTIONS:=16}"
+: "${RTE_FAILOVER_HOLE:=2}"
+requires() {
+	_have_knob
+}
 . "$rte_repo/tools/testing/lib.sh"
 . "$rte_repo/tools/testing/ecmp-core.sh"
 
-N=${RTE_FAILOVER_CONNECTIONS:-16}
-FAILOVER_HOLE=${RTE_FAILOVER_HOLE:-2}
+N=$RTE_FAILOVER_CONNECTIONS
+FAILOVER_HOLE=$RTE_FAILOVER_HOLE
 RTO_MS=$(awk -v t=$FAILOVER_QP_TIMEOUT 'BEGIN { printf "%.1f", 4.096 * 2 ^ t / 1000 }')
 BOUND_MS=$(awk -v r="$RTO_MS" -v i=$FAILOVER_INTERVAL 'BEGIN { printf "%.1f", i + 3 * r }')
 
@@ -276,7 +297,7 @@ check "the ECMP core: $ECMP_LINKS links between routers r and s" ecmp_core || { 
 check "the roce_entropy_repath trace event exists and is enabled" ecmp_trace_on
 set_policy rfc
 
-IFS=, read -r -a RUNS <<< "${RTE_FAILOVER_RUNS:-v4-off,v4-on,v6-on}"
+IFS=, read -r -a RUNS <<< "$RTE_FAILOVER_RUNS"
 for tag in "${RUNS[@]}"; do
 	case $tag in
 	v4-off|v4-on|v6-off|v6-on) ;;

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # A hostile or old provider's UD send: rxe-wqe-av writes WQEs by hand into
 # rxea's user-mapped send queue with ah_num 0 and the address vector in the
 # WQE, its av.port_num set to ports rxe does not have (2 and 255; rxe has
@@ -21,12 +22,25 @@
 #     rxea is on any other port;
 # and, at the end, the kernel reported nothing while the test ran.
 #
-# RTE_HOSTILE_POLICIES=rfc,off (commas: vm/run.sh passes no spaces) picks
-# the policies; RTE_WQE_AV names another rxe-wqe-av binary.
+# On the test kernel only: rxe's UD send is source that compat/ leaves
+# alone, the same in both builds.
+#
+# Parameters (the row's VAR=value, or the environment):
+#   RTE_HOSTILE_POLICIES   the policies, commas between: vm/run.sh passes
+#                          no spaces (default rfc,off)
+#   RTE_WQE_AV             another rxe-wqe-av binary (default
+#                          build/bin/rxe-wqe-av)
+STACKS="ours"
+CPUS=1
+: "${RTE_HOSTILE_POLICIES:=rfc,off}"
+: "${RTE_WQE_AV:=$rte_repo/build/bin/rxe-wqe-av}"
+requires() {
+	_have_knob
+}
 . "$rte_repo/tools/testing/lib.sh"
 
-WQE_AV=${RTE_WQE_AV:-$rte_repo/build/bin/rxe-wqe-av}
-POLICIES=${RTE_HOSTILE_POLICIES:-rfc,off}
+WQE_AV=$RTE_WQE_AV
+POLICIES=$RTE_HOSTILE_POLICIES
 POLICIES=${POLICIES//,/ }
 # The hostile av.port_num values; 1 would be the valid one.
 AV_PORTS="2 255"

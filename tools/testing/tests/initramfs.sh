@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # Root on NVMe over RDMA or iSER: the distribution's kernel booted from the
 # Debian root's own initramfs (run.sh VM_INITRD=), written by
 # update-initramfs with ib_core in /etc/initramfs-tools/modules, after the
@@ -10,9 +11,24 @@
 # purge, the kernel's own; RTE_INITRD_EXPECT=hatch: booted with
 # roce_entropy.stock=1, the kernel's own, which the initramfs carries
 # beside ours for the escape hatch.
+#
+# make check runs it in dist-initrd (after apt install), dist-initrd-hatch
+# (the same with the row's VM_APPEND=roce_entropy.stock=1) and
+# dist-initrd-removed (the initramfs that the package's removal wrote
+# again).
+#
+# Parameters (the row's VAR=value, or the environment):
+#   RTE_INITRD_EXPECT   what the initramfs loaded: ours (default), hatch
+#                       or distribution
+STACKS="dist-initrd dist-initrd-removed"
+CPUS=1
+: "${RTE_INITRD_EXPECT:=ours}"
+requires() {
+	_have_dist_kernel
+}
 . "$rte_repo/tools/testing/lib.sh"
 
-EXPECT=${RTE_INITRD_EXPECT:-ours}
+EXPECT=$RTE_INITRD_EXPECT
 MODS=/lib/modules/$(uname -r)
 
 # build_id_of FILE: the GNU build ID of a module file, compressed or not.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # The KCSAN kernel's verdict on a whole VM run (make check DEBUG=kcsan):
 # run it last, after the tests.  KCSAN must have been on for the run; then
 # no data race report may name the series' code: rxe's entropy and re-path
@@ -10,6 +11,12 @@
 # First, a control: tools/testing/kcsan-race's module races two kernel
 # threads on purpose, on two CPUs, and KCSAN must report it, or a run
 # without a report of ours proves nothing.
+#
+# make check appends it to every row of the kcsan mode; those are on the
+# test kernel, whatever the stack.  No requires(): a kernel without KCSAN
+# fails it, for where make check runs it that is a broken build.
+STACKS="ours compat stock"
+CPUS=2  # the control's two racing threads
 . "$rte_repo/tools/testing/lib.sh"
 
 KCSAN=/sys/kernel/debug/kcsan

@@ -1,12 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The debug kernel's verdict on a whole VM run (make check-debug): run it
+#
+# The debug kernel's verdict on a whole VM run (make check DEBUG=1): run it
 # last, after the tests.  The checkers must still be on: a lockdep report
 # turns lockdep off for the rest of the boot, and kmemleak turns itself off
 # on an internal error, after which a quiet log proves nothing.  Then a
 # kmemleak scan must find no leak, and the kernel log since boot must hold
-# no report (guest-lib.sh's KERNEL_REPORTS) and no stack dump of any other
-# kind.  The whole log is kept as dmesg.txt in the output directory.
+# no report (lib.sh's KERNEL_REPORTS) and no stack dump of any other kind.
+# The whole log is kept as dmesg.txt in the output directory.
+#
+# make check appends it to every row of the debug mode; those are on the
+# test kernel, whatever the stack.  No requires(): a kernel without the
+# checkers fails it, for where make check runs it that is a broken build.
+STACKS="ours compat stock"
+CPUS=1
 . "$rte_repo/tools/testing/lib.sh"
 
 # The configuration the running kernel was built from: modroot sits in its

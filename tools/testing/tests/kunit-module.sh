@@ -1,8 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # The KUnit suites, built as a module against our ib_core, in the VM.  Their
 # KTAP goes to $rte_out/kunit.ktap, whose every case the host counts
 # (kunit.py parse); here only that each suite ran.
+#
+# basic runs the series' suites, compat those of the series with compat/
+# (build/modules-compat, with compat's linux cases), both on the test
+# kernel: Debian's kernel has no CONFIG_KUNIT.
+STACKS="ours compat"
+CPUS=1
+requires() {
+	_have_module kunit
+}
 . "$rte_repo/tools/testing/lib.sh"
 
 SUITES="roce_entropy roce_entropy_driver roce_entropy_port roce_entropy_policy"

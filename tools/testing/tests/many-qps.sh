@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Many QPs: 4096 RC QP pairs without rdma_cm between rxea and rxeb
+#
+# Many QPs: RTE_QPS_PAIRS RC QP pairs without rdma_cm between rxea and rxeb
 # (roce-qps: QPNs swapped by hand, one send per pair), under rfc and mix,
 # captured in the router namespace.  Every packet of a pair, both ways, must
 # carry the port the policy predicts from the pair's QPNs; the distinct
@@ -23,12 +24,28 @@
 #        that ignores the hash (0xC000 + QPN: 4096 distinct, E + 26 sd) and
 #        any collapse onto fewer ports.
 # The exact count for the pairs' QPNs is asserted separately: roce-qps
-# predicts it.  RTE_QPS_PAIRS changes the number of pairs (at least 2);
-# RTE_QPS names another roce-qps binary (a build of one's own).
+# predicts it.
+#
+# make check runs it in the consumers row, on the test kernel: on Debian's
+# a load and scale test runs the same code under more connections, and
+# the KCSAN kernel's router drops a few percent of its 8,192 packets at
+# KCSAN's speed (not a race).
+#
+# Parameters (the row's VAR=value, or the environment):
+#   RTE_QPS_PAIRS   the QP pairs, at least 2 (default 4096)
+#   RTE_QPS         another roce-qps binary, a build of one's own (default
+#                   build/bin/roce-qps)
+STACKS="ours"
+CPUS=1
+: "${RTE_QPS_PAIRS:=4096}"
+: "${RTE_QPS:=$rte_repo/build/bin/roce-qps}"
+requires() {
+	_have_knob
+}
 . "$rte_repo/tools/testing/lib.sh"
 
-QPS=${RTE_QPS:-$rte_repo/build/bin/roce-qps}
-PAIRS=${RTE_QPS_PAIRS:-4096}
+QPS=$RTE_QPS
+PAIRS=$RTE_QPS_PAIRS
 
 # qps_run POLICY: the pairs under POLICY, captured; roce-qps's report in
 # $rte_out/qps-POLICY.json, the capture's in $CAP.json.

@@ -1,8 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # mlx5_ib, patched, loads against the kernel's own mlx5_core and our ib_core.
 # There is no ConnectX device in the VM: this proves the module links and
 # registers its auxiliary driver, nothing about the wire (see README.md).
+#
+# On every build of ours: dist-more runs it with DKMS's mlx5_ib on
+# Debian's kernel.
+STACKS="ours compat dist"
+CPUS=1
+requires() {
+	_have_module mlx5_core
+}
 . "$rte_repo/tools/testing/lib.sh"
 
 # our_mlx5_ib: ours loaded, by insmod of the build, or on a distribution

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # ib_core.roce_entropy, the default policy, which every port not set on its
 # own follows:
 # - a value that names no policy at load time (a typo in modprobe.d) does
@@ -11,9 +12,16 @@
 # - a device that registers again (rxe deleted and re-added) follows the
 #   parameter, not the policy its previous self had.
 # ib_core.roce_repath (off, on) is given the same treatment beside it.
-# The parameters are compat/0002's, the DKMS build's: the run "dist-more"
-# loads DKMS's build on Debian's kernel, with the opt-in line hidden.
 # Ends with the stack loaded and rxea, rxeb up at the default, as it began.
+#
+# The parameters are compat/0002's, the DKMS build's: dist-more runs it on
+# Debian's kernel with DKMS's build, with the opt-in line hidden
+# (RTE_DIST_OPTIN=0), since it starts from the default, builtin.
+STACKS="compat dist"
+CPUS=1
+requires() {
+	_have_module_param ib_core roce_entropy
+}
 . "$rte_repo/tools/testing/lib.sh"
 
 PARAM=/sys/module/ib_core/parameters/roce_entropy

@@ -1,16 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # NVMe over RDMA, a kernel consumer nobody here wrote: nvmet-rdma exports a
 # memory-backed null_blk namespace on rxeb's address, nvme-rdma on rxea
 # connects through the router (nvme-cli), writes random data and reads it
 # back; IPv4, then IPv6.  Every rdma_cm connection of the NVMe queues
 # (admin and I/O, both ways, CM messages included) is captured and judged
-# by roce-entropy pcap under the ports' policy (RTE_NVME_POLICY, default
-# rfc).  Needs a kernel with nvmet-rdma, nvme-rdma and null_blk as modules:
-# the test kernel's (over our RDMA stack) or the distribution's.
+# by roce-entropy pcap under the ports' policy (RTE_NVME_POLICY).  Needs a
+# kernel with nvmet-rdma, nvme-rdma and null_blk as modules: the test
+# kernel's (over our RDMA stack) or the distribution's.
+#
+# nvme-rdma makes one I/O queue per CPU (lib.sh's IO_QUEUES at most): two
+# CPUs give it two.  make check runs it in hardening, and the debug
+# kernel's lifecycle row.
+#
+# Parameters (the row's VAR=value, or the environment):
+#   RTE_NVME_POLICY   the ports' policy (default rfc)
+STACKS="ours compat dist"
+CPUS=2  # an I/O queue per CPU
+: "${RTE_NVME_POLICY:=rfc}"
+requires() {
+	_have_knob
+	_have_module nvmet nvmet-rdma nvme-rdma null_blk
+}
 . "$rte_repo/tools/testing/lib.sh"
 
-POLICY=${RTE_NVME_POLICY:-rfc}
+POLICY=$RTE_NVME_POLICY
 
 # judged FAMILY: the NVMe connections of FAMILY (4 or 6) in the capture:
 # at least the admin queue and the I/O queues (nvme-rdma makes no more than

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # What the kernel shows of the entropy it programmed, on live connections of
-# every type, under rfc, mix and builtin (RTE_OBSERVE_POLICIES):
+# every type, under each policy of RTE_OBSERVE_POLICIES:
 #   cm4        roce-ping, rdma_cm RC over IPv4;
 #   cm6        roce-ping over IPv6 with a flow label of its own (sin6_flowinfo);
 #   rc         ibv_rc_pingpong, RC without rdma_cm;
@@ -20,6 +21,18 @@
 #     label);
 #   - `roce-entropy audit` on the live host: every connected QP agrees.
 # The dumps stay in $rte_out/observe/POLICY/ (the tools' tests keep some).
+# On the kernel's own modules (STOCK=1) the test is a skip: they have
+# none of these.
+#
+# basic runs mix and builtin on the test kernel; dist runs rfc, whether
+# DKMS's build's resource dump and trace events show it.
+#
+# Parameters (the row's VAR=value, or the environment):
+#   RTE_OBSERVE_POLICIES   the policies, commas between (default
+#                          rfc,mix,builtin)
+STACKS="ours compat dist"
+CPUS=1
+: "${RTE_OBSERVE_POLICIES:=rfc,mix,builtin}"
 . "$rte_repo/tools/testing/lib.sh"
 
 TRACE=/sys/kernel/tracing
@@ -424,7 +437,7 @@ if ! check "the roce_entropy trace events exist and are enabled" tracing_on; the
 	exit
 fi
 found=$(policies_found) # put back at the end
-for policy in $(echo "${RTE_OBSERVE_POLICIES:-rfc,mix,builtin}" | tr , ' '); do
+for policy in $(echo "$RTE_OBSERVE_POLICIES" | tr , ' '); do
 	phase "$policy"
 done
 step policies_back "$found"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # The opt-in examples the package ships (/usr/share/doc/roce-entropy-dkms/
 # examples), at work as an operator copies them to /etc:
 # - tools/packaging/roce-entropy.conf, read by modprobe: ib_core loads with
@@ -10,6 +11,16 @@
 # Ends with the stack loaded as vm_load_stack does and rxea, rxeb at the
 # default, as it began.  On a distribution kernel modprobe takes ours from
 # its own module tree, where DKMS put them.
+#
+# The example's option is ib_core's parameter, compat/0002's: dist-more
+# runs it on Debian's kernel with DKMS's build, with the opt-in line
+# hidden (RTE_DIST_OPTIN=0), since it starts from the default, builtin.
+STACKS="compat dist"
+CPUS=1
+requires() {
+	_have_module_param ib_core roce_entropy
+	_have_program udevadm /lib/systemd/systemd-udevd
+}
 . "$rte_repo/tools/testing/lib.sh"
 
 CONF=$rte_repo/tools/packaging/roce-entropy.conf

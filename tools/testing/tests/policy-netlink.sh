@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # The RoCE v2 entropy settings over rdma netlink (patch 0013), through
 # "roce-entropy policy": a port's policy and the policy and re-path setting
 # that devices start with, set and shown over netlink, agree with the
@@ -8,6 +9,14 @@
 # kernel must refuse it refuses with its message, and nothing changes.
 # Some refusals are requests the tool cannot make, values outside the
 # range, sent by hand.
+#
+# On every build of ours: basic runs it on the test kernel, dist on
+# Debian's with the opt-in line in place.
+STACKS="ours compat dist"
+CPUS=1
+requires() {
+	_have_knob
+}
 . "$rte_repo/tools/testing/lib.sh"
 
 KNOB_A=/sys/class/infiniband/rxea/ports/1/roce_entropy

@@ -1,12 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # rdma-core's own test suite (Debian's python3-pyverbs) against rxea.
-# RTE_RECORD=1 (with STOCK=1) writes the tests that pass to pyverbs-pass.txt in
-# the output directory: that is how tools/testing/tests/pyverbs-baseline.txt, the
-# stock 6.12 result, was made.  Otherwise every baseline test must pass on
-# our stack; a baseline test that fails gets one retry on its own, and each
-# retry is reported.  Tests the baseline marks "flaky" (they fail on stock
-# rxe too) run, and their result is printed, but they do not count.
+# Every test of tools/testing/tests/pyverbs-baseline.txt, the stock 6.12
+# result, must pass on our stack; a baseline test that fails gets one
+# retry on its own, and each retry is reported.  Tests the baseline marks
+# "flaky" (they fail on stock rxe too) run, and their result is printed,
+# but they do not count.  RTE_RECORD=1 (with STOCK=1) writes the tests
+# that pass to pyverbs-pass.txt in the output directory instead: that is
+# how the baseline was made.
+#
+# On the test kernel only: the verbs it runs are source that compat/
+# leaves alone, the same in both builds.
+#
+# Parameters (the row's VAR=value, or the environment):
+#   RTE_RECORD   1: record the tests that pass, judge nothing (default 0)
+STACKS="ours stock"  # stock: RTE_RECORD=1, the baseline
+CPUS=1
+: "${RTE_RECORD:=0}"
 . "$rte_repo/tools/testing/lib.sh"
 
 suite=/tmp/pyverbs-tests
@@ -32,7 +43,7 @@ tail -n 3 "$rte_out/pyverbs.log"
 passed=$(wc -l < "$rte_out/pyverbs-pass.txt")
 echo "  $passed tests passed"
 
-if [ "${RTE_RECORD:-0}" = 1 ]; then
+if [ "$RTE_RECORD" = 1 ]; then
 	check "pyverbs ran and passed some tests" [ "$passed" -gt 0 ]
 	done_testing
 	exit

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# A rolling upgrade, two guests (vm/pair.sh, check.sh's stock-dist-pair):
+#
+# A rolling upgrade, two guests (vm/pair.sh, the stock-dist-pair stack):
 # near on the test kernel, far on Debian's 6.12 with the package installed.
 #   1. Both on the kernel's own RDMA modules: near booted with STOCK=1,
 #      far with the escape hatch (roce_entropy.stock=1).
@@ -17,6 +18,15 @@
 # reconnects once the target is back, and I/O issued while the target was
 # gone completes, data intact; when far rebooted, the session's new queues
 # are judged too (stock against builtin, then rfc at both ends).
+#
+# The rolling row runs it first: mixed.sh and live.sh follow in the same
+# boot, both hosts ours.
+STACKS="stock-dist-pair"
+CPUS=1
+requires() {
+	_have_pair near
+	_have_module nvmet nvmet-rdma nvme-rdma null_blk
+}
 . "$rte_repo/tools/testing/lib.sh"
 
 MB=1

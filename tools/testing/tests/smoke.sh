@@ -1,7 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Smoke test: the loaded stack is ours, and rping works both ways over IPv4
-# and IPv6 through the router.
+#
+# Smoke test: the loaded stack is ours (not asked on the kernel's own
+# modules, STOCK=1), and rping works both ways over IPv4 and IPv6 through
+# the router.
+STACKS="ours compat stock dist"
+CPUS=1
 . "$rte_repo/tools/testing/lib.sh"
 
 router_rx() {

@@ -1,29 +1,46 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Toggle storm: 10,000 writes to each port's knob (rxea and rxeb, 20,000 in
-# all), cycling off, rfc and mix with the two ports a step apart, while 16
-# rdma_cm connections move data: 8 long ones (roce-ping --until, IPv4 and
-# IPv6) and 8 that connect, ping and disconnect over and over (4 loops of
-# 2).  Everything is captured in the router namespace.  Every client must
-# complete, the kernel must stay quiet, and each connection's packets (CM
-# MADs and data, both ways) must keep the one UDP source port that some
-# policy gives its CM ports: a change of policy reaches new connections
-# only.  The exception, by design, is a connection whose route was resolved
-# under off: rdma_cm gives it no flow label, its CM MADs stay on the base
-# port, and its QPs follow their host's policy when they get their address
-# (the RFC's rule for a QP without a flow label); each direction keeps one
-# port, and the storm reports how many such connections there were.  Before
-# the storm, the same judgement of one connection between ports whose
-# policies differ.
-# RTE_STORM_WRITES (per port, default 10000), RTE_STORM_SECONDS (the
-# writes are spread over at least this long, default 60, so that many
-# connections start and end during the storm) and RTE_STORM_POLICIES (the
-# cycle, default off,rfc,mix) change the run.
+#
+# Toggle storm: RTE_STORM_WRITES writes to each port's knob (rxea and rxeb),
+# cycling through RTE_STORM_POLICIES with the two ports a step apart, while
+# 16 rdma_cm connections move data: 8 long ones (roce-ping --until, IPv4
+# and IPv6) and 8 that connect, ping and disconnect over and over (4 loops
+# of 2).  The writes are spread over at least RTE_STORM_SECONDS, so that
+# many connections start and end during the storm.  Everything is captured
+# in the router namespace.  Every client must complete, the kernel must
+# stay quiet, and each connection's packets (CM MADs and data, both ways)
+# must keep the one UDP source port that some policy gives its CM ports: a
+# change of policy reaches new connections only.  The exception, by
+# design, is a connection whose route was resolved under off: rdma_cm
+# gives it no flow label, its CM MADs stay on the base port, and its QPs
+# follow their host's policy when they get their address (the RFC's rule
+# for a QP without a flow label); each direction keeps one port, and the
+# storm reports how many such connections there were.  Before the storm,
+# the same judgement of one connection between ports whose policies
+# differ.
+#
+# A race test: on one CPU rxe's completer and responder never run at the
+# same moment.  hardening runs 30 s in make check, for its time; the KCSAN
+# kernel's races row the default 60 s, the depth that finds races.  On the
+# test kernel only: a load test runs the same code under more connections.
+#
+# Parameters (the row's VAR=value, or the environment):
+#   RTE_STORM_WRITES     writes to each port's knob (default 10000)
+#   RTE_STORM_SECONDS    the writes last at least this long (default 60)
+#   RTE_STORM_POLICIES   the cycle, commas between (default off,rfc,mix)
+STACKS="ours"
+CPUS=2  # races
+: "${RTE_STORM_WRITES:=10000}"
+: "${RTE_STORM_SECONDS:=60}"
+: "${RTE_STORM_POLICIES:=off,rfc,mix}"
+requires() {
+	_have_knob
+}
 . "$rte_repo/tools/testing/lib.sh"
 
-WRITES=${RTE_STORM_WRITES:-10000}
-PACE=${RTE_STORM_SECONDS:-60}
-POLICIES=${RTE_STORM_POLICIES:-off,rfc,mix}
+WRITES=$RTE_STORM_WRITES
+PACE=$RTE_STORM_SECONDS
+POLICIES=$RTE_STORM_POLICIES
 STOP=/tmp/storm.stop
 LONG_PER_FAMILY=4
 LOOPS=4 # of 2 connections each

@@ -1,7 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # Connections side by side: a knob switch between two connections, and 32
 # concurrent rdma_cm connections.
+#
+# On the test kernel only: a scale test runs the same code under more
+# connections.
+STACKS="ours"
+CPUS=1
+requires() {
+	_have_knob
+}
 . "$rte_repo/tools/testing/lib.sh"
 
 # What the checks read of a capture (capture_fields).

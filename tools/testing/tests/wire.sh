@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+#
 # The entropy on the wire.  Every connection type, over IPv4 and IPv6, is
 # captured in the router namespace, and "roce-entropy pcap" predicts each
 # of its packets from the CM ports or QPNs in the capture; every packet of
@@ -23,18 +24,32 @@
 #                    each (IPv4 only: perftest 4.5 resolves an rdma_cm
 #                    server as IPv4 alone, "Address family for hostname not
 #                    supported" for fd02::2).
-# On our modules the pass runs under each policy set through the knob
-# (RTE_WIRE_POLICIES, default builtin,rfc,mix,off), with re-path on
-# (roce_repath): nothing is lost, so no QP may move; on the kernel's own
-# (STOCK=1: no knob) once, judged as builtin, which must be what stock 6.12
-# does: one predictor judges both.  Client exit statuses are checked.
-# Under builtin, and on stock, an rping over each family also runs under a
-# policy rule that prohibits UDP port 4791 (port_rule): stock's route
-# lookups carry no ports, so it must connect, on ours too.
+# On our modules the pass runs under each policy of RTE_WIRE_POLICIES set
+# through the knob, with re-path on (roce_repath): nothing is lost, so no
+# QP may move; on the kernel's own (STOCK=1: no knob) once, judged as
+# builtin, which must be what stock 6.12 does: one predictor judges both.
+# Client exit statuses are checked.  Under builtin, and on stock, an rping
+# over each family also runs under a policy rule that prohibits UDP port
+# 4791 (port_rule): stock's route lookups carry no ports, so it must
+# connect, on ours too.
 # Time: one capture per policy holds every type, the IPv4 ones side by
 # side, then the IPv6 ones (dumpcap starts slowly under TCG); roce-entropy
 # reads it once, and each type's connections are found in its verdict by
 # address family, transport and rdma_cm service port.
+#
+# The wire row judges every policy on the test kernel, the stock row
+# builtin against 6.12's own modules.  dist runs it under mix: whether
+# DKMS's build for Debian's kernel computes what the test build does,
+# every connection type (its SIDR REP's flow label is compat/0001's); rfc
+# (the opt-in line's policy), off and builtin on that build are the mixed
+# rows', against a stock host and between two policies.
+#
+# Parameters (the row's VAR=value, or the environment):
+#   RTE_WIRE_POLICIES   the policies, commas between (default
+#                       builtin,rfc,mix,off)
+STACKS="ours compat stock dist"
+CPUS=1
+: "${RTE_WIRE_POLICIES:=builtin,rfc,mix,off}"
 . "$rte_repo/tools/testing/lib.sh"
 
 # The rdma_cm service ports that tell the types apart in a capture (udaddy
@@ -300,7 +315,7 @@ else
 	# would put a connection's packets off their prediction.
 	check "re-path on for every pass" set_repath on
 	moves0="$(repath_moves rxea) $(repath_moves rxeb)"
-	for policy in $(echo "${RTE_WIRE_POLICIES:-builtin,rfc,mix,off}" | tr , ' '); do
+	for policy in $(echo "$RTE_WIRE_POLICIES" | tr , ' '); do
 		pass "$policy"
 	done
 	moves1="$(repath_moves rxea) $(repath_moves rxeb)"

@@ -9,7 +9,9 @@
 # script, whose own results are its subtests, and last the kernel log.  A
 # script prints what it likes; its "ok N"/"not ok N" lines (lib.sh's check)
 # are its results and every other line becomes a diagnostic, so that the
-# document parses with the kernel's kunit.py (the host reads it so).
+# document parses with the kernel's kunit.py (the host reads it so).  A
+# script that skips itself (exit 4, "SKIP: <reason>") is "ok N name # SKIP
+# <reason>"; any other status but 0 fails it.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8
 
@@ -108,6 +110,22 @@ result() {
 	if [ "$2" = 0 ]; then echo "ok $1 $3"; else echo "not ok $1 $3"; fi >> "$KTAP"
 }
 
+# A test that cannot run in this guest exits SKIPPED, kselftest's
+# KSFT_SKIP, its last line "SKIP: <reason>" (common/test.sh: its CPUS,
+# its requires()).  It becomes a skipped result, never a passed one; the
+# host counts it so (results.py).
+SKIPPED=4
+
+# skip_reason FILE: a skipped test's reason, from its output; none when a
+# result of its own failed, for then its exit is a failure.
+skip_reason() {
+	local reason
+
+	! grep -q '^not ok [0-9]' "$1" || return 1
+	reason=$(sed -n 's/^SKIP: //p' "$1" | tail -n 1)
+	echo "${reason:-the test exited $SKIPPED, skipped, without a SKIP: line}"
+}
+
 # cpus_ok: the kernel runs on every CPU QEMU gives the guest (rte_cpus).
 # A race test on one CPU proves nothing: rxe's completer and responder
 # never run at the same moment there.
@@ -141,8 +159,14 @@ if cpus_ok && vm_load_stack && $topology; then
 		t=$SECONDS
 		(cd /tmp && bash "$s") 2>&1 | tee "$rte_out/$name.out"
 		rc=${PIPESTATUS[0]}
+		reason=
+		[ "$rc" != $SKIPPED ] || reason=$(skip_reason "$rte_out/$name.out")
 		echo "time: $((SECONDS - t)) s" >> "$rte_out/$name.out"
 		nest "$rte_out/$name.out" >> "$KTAP"
+		if [ -n "$reason" ]; then
+			echo "ok $n $name # SKIP $reason" >> "$KTAP"
+			continue
+		fi
 		result $n "$rc" "$name"
 		[ "$rc" = 0 ] || status=1
 	done

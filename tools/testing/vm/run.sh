@@ -30,6 +30,9 @@
 #               instructions it runs (2^n ns each), not the host's time
 # VM_OUT=dir    the run's output directory (default build/vm/<stamp>);
 #               build/vm/last points to the newest run of either kind
+# VM_STACK=s    the stack of tools/testing/runs that this boot is (ours,
+#               compat, stock, dist, ...): the guest's rte_stack, which its
+#               init and tests may read
 # VM_PAIR=role  one guest of two (vm/pair.sh starts them): near or far,
 # VM_PAIR_DIR=d a directory both share (guest: /run/rte-pair), and
 # VM_PAIR_NET=l:r a virtio NIC (eth0) whose frames go to and come from
@@ -103,6 +106,10 @@ case $cpus in
 ''|*[!0-9]*|0) die "VM_CPUS=$cpus: give the guest's number of CPUs (1 or more)" ;;
 esac
 
+case ${VM_STACK:-} in
+*[!a-z-]*) die "VM_STACK=$VM_STACK: a stack of tools/testing/runs (ours, compat, stock, dist, ...)" ;;
+esac
+
 pair=()
 if [ -n "${VM_PAIR:-}" ]; then
 	case $VM_PAIR in
@@ -153,6 +160,7 @@ append="$append rte_cpus=$cpus"
 append="$append rte_stock=${STOCK:-0} rte_dist=$([ -n "${VM_KERNEL:-}" ] && echo 1 || echo 0)"
 [ "${vm_root:-/}" = / ] || append="$append rte_distroot=$vm_root"
 [ -z "${VM_PAIR:-}" ] || append="$append rte_pair=$VM_PAIR"
+[ -z "${VM_STACK:-}" ] || append="$append rte_stack=$VM_STACK"
 [ -z "${VM_APPEND:-}" ] || append="$append $VM_APPEND"
 # RTE_* variables reach the scripts' environment.
 for v in $(compgen -e | grep '^RTE_' || true); do
