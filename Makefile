@@ -4,10 +4,14 @@
 # See README.md.  Every target installs what it is missing first.
 #
 #   make demo             RoCE v2 over an 8-link ECMP router, per policy
-#   make check            every test (what CI runs); DEBUG=1: the VM runs on a
+#   make check            every test (what CI runs); DEBUG=1: the VM rows on a
 #                         KASAN/lockdep/kmemleak kernel; DEBUG=kcsan: on a
-#                         KCSAN kernel; RUNS="a b": these VM runs only
-#                         (tools/testing/runs)
+#                         KCSAN kernel; ROWS="a b": these VM rows only;
+#                         QUICK=1: a first run (KUnit, the
+#                         knob, the wire, NVMe over RDMA)
+#                         (tools/testing/runs); its jobs: tools/testing/check.mk
+#   make row-NAME         row NAME of tools/testing/runs alone, on the test
+#                         kernel with build/modules (make modules tools iproute2)
 #   make modules          build/modules/*.ko (W=1, C=1 passed to Kbuild);
 #                         KDIR=/lib/modules/<release>/build: against that
 #                         installed 6.12 kernel, into build/kdir/<release>/;
@@ -126,10 +130,13 @@ src: deps
 	@$(TOOLS)/series.sh src $(if $(COMPAT),compat)
 
 check:
-	@DEBUG="$(DEBUG)" RUNS="$(RUNS)" tools/testing/check.sh
+	@DEBUG="$(DEBUG)" QUICK="$(QUICK)" ROWS="$(ROWS)" tools/testing/check.sh
 
 check-debug:
-	@DEBUG=1 RUNS="$(RUNS)" tools/testing/check.sh
+	@DEBUG=1 ROWS="$(ROWS)" tools/testing/check.sh
+
+row-%: modules tools iproute2
+	@tools/testing/row.sh run $*
 
 demo: modules tools
 	@tools/demo/demo.sh
