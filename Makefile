@@ -31,6 +31,9 @@
 #                         and the new files (README: Changing the kernel code)
 #   make src              build/src: the kernel's directories as both series
 #                         leave them (COMPAT=1: with compat/ too)
+#   make final            build/final: the project's own files (include/,
+#                         drivers/, Documentation/) as both series leave
+#                         them, the code that runs; no kernel tree needed
 #   make tools            build/bin/: roce-entropy, roce-ping, roce-qps, roce-flows, rxe-wqe-av
 #   make iproute2         build/iproute2/rdma: Debian's iproute2 with the
 #                         patches of tools/iproute2 (rdma link/system/res)
@@ -55,7 +58,7 @@ TOOLS := tools/buildlib
 BUILD := build
 
 .PHONY: deb dkms-build all deps deps-tools deps-fuzz deps-deb kernel modules tools kunit vm-run check check-debug demo bench fabric \
-	clean help patchset series-check fuzz iproute2 rdma-core series-edit series-export src lint oldconfig
+	clean help patchset series-check fuzz iproute2 rdma-core series-edit series-export src final lint oldconfig
 
 all: modules
 
@@ -128,6 +131,9 @@ series-export:
 
 src: deps
 	@$(TOOLS)/series.sh src $(if $(COMPAT),compat)
+
+final:
+	@$(TOOLS)/series.sh final $(if $(COMPAT),compat)
 
 check:
 	@DEBUG="$(DEBUG)" QUICK="$(QUICK)" ROWS="$(ROWS)" tools/testing/check.sh

@@ -25,6 +25,11 @@
 #   series.sh src [compat]      make src: build/src, the kernel's directories
 #                               as both series leave them (build/src-compat:
 #                               compat/ too)
+#   series.sh final [compat]    make final: build/final, the project's own
+#                               files (patches/new-files) as both series
+#                               leave them: the code that runs, readable
+#                               without a kernel tree (build/final-compat:
+#                               compat/ too)
 #   series.sh check             the round trip as a test, KTAP on stdout
 #
 # Each commit's message is its patch's subject and description with a last
@@ -348,7 +353,7 @@ edit_changes() {
 # its patch and the new file it edits; the staged source is the commits'
 # last tree.
 cmd_check() {
-	local t ed root c changed want edited=0
+	local t ed root c changed want edited=0 p f
 
 	. "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"
 	t=$(mktemp -d "${TMPDIR:-/tmp}/series-check.XXXXXX")
@@ -356,7 +361,7 @@ cmd_check() {
 	trap 'rm -rf "$CHECK_TMP"' EXIT
 	ed=$t/edit root=$t/root
 	ktap_print_header
-	ktap_set_plan 7
+	ktap_set_plan 8
 
 	# ROOT: a copy of what the series is made of, as a git repository
 	mkdir -p "$root"
@@ -385,6 +390,18 @@ cmd_check() {
 		sed 's/^/# /' "$t/log"
 		head -n 40 "$t/diff" | sed 's/^/# /'
 		ktap_test_fail "the staged source (make modules, DKMS) is the commits' last tree"
+	fi
+
+	# make final needs no kernel tree: its files are the staged source's
+	if (BUILD=$t && cmd_final compat) > "$t/log" 2>&1 &&
+		while read -r p f; do
+			case $p in ''|'#'*) continue ;; esac
+			cmp "$t/final-compat/$f" "$t/src/$f" || exit 1
+		done < "$REPO/patches/new-files" > "$t/diff" 2>&1; then
+		ktap_test_pass "make final: the new files as in the staged source, without a kernel tree"
+	else
+		sed 's/^/# /' "$t/log" "$t/diff"
+		ktap_test_fail "make final: the new files as in the staged source, without a kernel tree"
 	fi
 
 	# An edit of 0001's commit: one line in a file it adds, one in a
@@ -481,7 +498,35 @@ cmd_src() {
 	say "$BUILD/src${1:+-$1}: the sources make modules builds"
 }
 
+# cmd_final [compat]: the new files as every patch after the one that adds
+# each leaves them, their other files' sections left out: git apply
+# --include, outside any repository, applies only the sections of those
+# files, with no fuzz.
+cmd_final() {
+	local out=$BUILD/final${1:+-$1} p f dir incl=() series=(patches patches/rfc)
+
+	[ "${1:-}" != compat ] || series+=(compat)
+	rm -rf "$out"
+	while read -r p f; do
+		case $p in ''|'#'*) continue ;; esac
+		mkdir -p "$out/$(dirname "$f")"
+		cp "$REPO/$f" "$out/$f"
+		incl+=("--include=$f")
+	done < "$REPO/patches/new-files"
+	for dir in "${series[@]}"; do
+		while read -r p; do
+			GIT_CEILING_DIRECTORIES=$(dirname "$out") git -C "$out" apply -p1 "${incl[@]}" \
+				"$REPO/$p" || die "$p does not apply to the new files as the patches before it leave them"
+		done < <(series_patches "$dir" "$REPO")
+	done
+	say "$out: the new files of patches/new-files as ${series[*]} leave them"
+}
+
 case ${1:-} in
+final)
+	shift
+	cmd_final "$@"
+	;;
 edit|export|check|src)
 	cmd=$1
 	shift
