@@ -92,7 +92,7 @@ dkms-build:
 # The top-level Kconfig, asked with the test kernel's own kconfig.
 oldconfig: kernel
 	@. $(TOOLS)/common.sh && ksrc_init && mkdir -p $(BUILD)/kconfig && cd $(BUILD)/kconfig && \
-		RTE_COMPAT=n RTE_KERNEL_KUNIT=y KCONFIG_CONFIG=$(CURDIR)/$(BUILD)/.config \
+		ENTROPY_COMPAT=n ENTROPY_KERNEL_KUNIT=y KCONFIG_CONFIG=$(CURDIR)/$(BUILD)/.config \
 		$$KBUILD/scripts/kconfig/conf --oldconfig $(CURDIR)/Kconfig
 
 tools: deps-tools

@@ -11,16 +11,16 @@
 # missing; the figures themselves are printed against their goals, never
 # asserted.
 #
-# RTE_BENCH_ROUNDS, RTE_BENCH_CYCLES, RTE_BENCH_SETTLE and RTE_BENCH_PING
+# ENTROPY_BENCH_ROUNDS, ENTROPY_BENCH_CYCLES, ENTROPY_BENCH_SETTLE and ENTROPY_BENCH_PING
 # (a roce-ping other than build/bin/roce-ping) reach the guest script.
 . "$(dirname "$0")/../buildlib/common.sh"
 
 bench=$BUILD/bench
-ping=${RTE_BENCH_PING:-$BUILD/bin/roce-ping}
+ping=${ENTROPY_BENCH_PING:-$BUILD/bin/roce-ping}
 
 [ -x "$BUILD/bin/roce-entropy" ] || die "no $BUILD/bin/roce-entropy: run 'make tools'"
 "$ping" client --help 2>/dev/null | grep -q -- --cycles ||
-	die "$ping has no --cycles: run 'make tools' (or set RTE_BENCH_PING)"
+	die "$ping has no --cycles: run 'make tools' (or set ENTROPY_BENCH_PING)"
 
 mkdir -p "$bench"
 rm -rf "$bench/vm"

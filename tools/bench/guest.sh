@@ -28,31 +28,31 @@
 # (a program's start) can take many guest seconds: the timeouts below are
 # generous.
 #
-# The plan (rounds, measurements) goes to $rte_out/bench-plan.json, one JSON
-# line per run to $rte_out/bench-raw.jsonl (ok false, with the error, when a
+# The plan (rounds, measurements) goes to $entropy_out/bench-plan.json, one JSON
+# line per run to $entropy_out/bench-raw.jsonl (ok false, with the error, when a
 # run failed: the host then reports no figure for it and fails); the guest's
 # clock against the host's (the mtime of a file written over 9p) to
-# $rte_out/bench-clock.json; the re-path moves rxea and rxeb made over all
-# runs (none expected: nothing is lost) to $rte_out/bench-repath.json.  The
+# $entropy_out/bench-clock.json; the re-path moves rxea and rxeb made over all
+# runs (none expected: nothing is lost) to $entropy_out/bench-repath.json.  The
 # status is non-zero if any run failed.
 #
-# RTE_BENCH_ROUNDS (5), RTE_BENCH_CYCLES (600 cycles per cm run),
-# RTE_BENCH_SETTLE (0.5 s of quiet before each run) and RTE_BENCH_PING
+# ENTROPY_BENCH_ROUNDS (5), ENTROPY_BENCH_CYCLES (600 cycles per cm run),
+# ENTROPY_BENCH_SETTLE (0.5 s of quiet before each run) and ENTROPY_BENCH_PING
 # (roce-ping to use, default build/bin/roce-ping) change it.
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
 POLICIES=(builtin off rfc mix rfc+repath)
 NPOL=${#POLICIES[@]}
-ROUNDS=${RTE_BENCH_ROUNDS:-$NPOL}
-CYCLES=${RTE_BENCH_CYCLES:-600}
+ROUNDS=${ENTROPY_BENCH_ROUNDS:-$NPOL}
+CYCLES=${ENTROPY_BENCH_CYCLES:-600}
 # Seconds of quiet before each run, for the last run's teardown to finish.
-SETTLE=${RTE_BENCH_SETTLE:-0.5}
-PING=${RTE_BENCH_PING:-$rte_repo/build/bin/roce-ping}
-RAW=$rte_out/bench-raw.jsonl
-PLAN=$rte_out/bench-plan.json
-CLOCK=$rte_out/bench-clock.json
-REPATH=$rte_out/bench-repath.json
-LOGS=$rte_out/bench-logs
+SETTLE=${ENTROPY_BENCH_SETTLE:-0.5}
+PING=${ENTROPY_BENCH_PING:-$entropy_repo/build/bin/roce-ping}
+RAW=$entropy_out/bench-raw.jsonl
+PLAN=$entropy_out/bench-plan.json
+CLOCK=$entropy_out/bench-clock.json
+REPATH=$entropy_out/bench-repath.json
+LOGS=$entropy_out/bench-logs
 # test:size:iterations: one packet a message (64), 4 and 64 packets a
 # message (4096, 65536); two to three seconds of the guest's time each.  A run
 # takes a few seconds of the host's, mostly perftest's start and its two
@@ -235,7 +235,7 @@ measure() {
 
 # The host's clock, through the mtime of a file it writes for us.
 host_clock() {
-	touch "$rte_out/bench-clock" && stat -c %.9Y "$rte_out/bench-clock"
+	touch "$entropy_out/bench-clock" && stat -c %.9Y "$entropy_out/bench-clock"
 }
 
 ulimit -l unlimited

@@ -18,14 +18,14 @@ CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/roce-entropy}
 BUILD=$REPO/build
 JOBS=${JOBS:-$(nproc)}
 FRAGMENT=$REPO/tools/testing/vm/kernel.config
-# RTE_DEBUG=1 (make check-debug): the debug kernel, kernel-debug.config
+# ENTROPY_DEBUG=1 (make check-debug): the debug kernel, kernel-debug.config
 # merged on top, in a cache directory of its own; the modules built against
 # it go to $MODBUILD = build/debug, so that neither build ever overwrites
-# the other's kernel or modules.  RTE_DEBUG=kcsan: the same with
+# the other's kernel or modules.  ENTROPY_DEBUG=kcsan: the same with
 # kernel-kcsan.config (KCSAN and KASAN exclude each other), build/kcsan.
 FRAGMENTS=("$FRAGMENT")
 MODBUILD=$BUILD
-case ${RTE_DEBUG:-0} in
+case ${ENTROPY_DEBUG:-0} in
 0)
 	# the kernel's other RDMA consumers: the test kernel's only, so that
 	# the debug kernels stay what their runs need
@@ -40,7 +40,7 @@ kcsan)
 	MODBUILD=$BUILD/kcsan
 	;;
 *)
-	printf 'error: RTE_DEBUG=%s: 1 (KASAN, lockdep, kmemleak) or kcsan\n' "$RTE_DEBUG" >&2
+	printf 'error: ENTROPY_DEBUG=%s: 1 (KASAN, lockdep, kmemleak) or kcsan\n' "$ENTROPY_DEBUG" >&2
 	exit 1
 	;;
 esac
@@ -69,16 +69,16 @@ cmake_init() {
 # of the tarball-<hash of what is extracted>, so that the directories of
 # another version, or fewer of them, never stand in for this one's (those
 # unused for 30 days go).
-# RTE_KSRC_TARBALL: another linux-source-6.12 tarball than /usr/src's (the
+# ENTROPY_KSRC_TARBALL: another linux-source-6.12 tarball than /usr/src's (the
 # package's kernel hook: the source of the kernel's exact version).
 ksrc_init() {
-	local tarball=${RTE_KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz} top=linux-source-6.12
+	local tarball=${ENTROPY_KSRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz} top=linux-source-6.12
 	local dir=$CACHE/src what=
 
 	if [ -z "${KSRC:-}" ]; then
 		KSRC=$dir/$top
 		if [ "${1:-}" = rdma ] &&
-			{ [ -n "${RTE_KSRC_TARBALL:-}" ] || [ ! -f "$KSRC/.extracted" ]; }; then
+			{ [ -n "${ENTROPY_KSRC_TARBALL:-}" ] || [ ! -f "$KSRC/.extracted" ]; }; then
 			[ -f "$tarball" ] ||
 				die "$tarball is missing: install linux-source-6.12 or set KSRC= to a 6.12 tree"
 			what=$(for d in Makefile $TREE_DIRS $KTAP_HELPERS; do echo "$top/$d"; done)
@@ -117,7 +117,7 @@ ksrc_init() {
 	# is its own sha256, the key the cache has always used.
 	key=$(cat "${FRAGMENTS[@]}" | sha256sum | cut -c1-12)
 	KBUILD=$CACHE/kernel-$KVER-$key
-	case ${RTE_DEBUG:-0} in
+	case ${ENTROPY_DEBUG:-0} in
 	1) KBUILD=$CACHE/kernel-$KVER-debug-$key ;;
 	kcsan) KBUILD=$CACHE/kernel-$KVER-kcsan-$key ;;
 	esac
@@ -314,7 +314,7 @@ read_kconfig() {
 	# its own, next to the .config
 	scratch=$(dirname "$cfg")/kconfig
 	mkdir -p "$scratch"
-	(cd "$scratch" && RTE_COMPAT=$compat RTE_KERNEL_KUNIT=$kunit KCONFIG_CONFIG=$cfg \
+	(cd "$scratch" && ENTROPY_COMPAT=$compat ENTROPY_KERNEL_KUNIT=$kunit KCONFIG_CONFIG=$cfg \
 		"$conf" -s --olddefconfig "$REPO/Kconfig") ||
 		die "$cfg: the kernel's kconfig refused it (above): fix or remove it"
 	CFG_REPATH=$(sed -n 's/^CONFIG_ROCE_ENTROPY_REPATH=//p' "$cfg")

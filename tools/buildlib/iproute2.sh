@@ -8,11 +8,11 @@
 # maintainers sync from the kernel), then the patches, in order and with
 # no fuzz.  Warnings are errors.
 #
-# RTE_DEBSRC  the deb-src line (default: Debian 12's archive)
+# ENTROPY_DEBSRC  the deb-src line (default: Debian 12's archive)
 . "$(dirname "$0")/common.sh"
 
 PKG=iproute2
-DEBSRC=${RTE_DEBSRC:-deb-src http://deb.debian.org/debian bookworm main}
+DEBSRC=${ENTROPY_DEBSRC:-deb-src http://deb.debian.org/debian bookworm main}
 SRC=$CACHE/iproute2-src
 OUT=$BUILD/iproute2
 SERIES=$REPO/tools/iproute2/series
@@ -29,7 +29,7 @@ fetch() {
 		-o "Dir::State::Lists=$lists" -o APT::Sandbox::User=root)
 	say "iproute2: fetching Debian's $PKG source ($DEBSRC)"
 	apt-get "${apt[@]}" update -qq > "$SRC/apt.log" 2>&1 ||
-		{ cat "$SRC/apt.log"; die "apt-get update of $DEBSRC failed: check the network or set RTE_DEBSRC"; }
+		{ cat "$SRC/apt.log"; die "apt-get update of $DEBSRC failed: check the network or set ENTROPY_DEBSRC"; }
 	(cd "$SRC" && apt-get "${apt[@]}" source --download-only "$PKG") >> "$SRC/apt.log" 2>&1 ||
 		{ tail -n 20 "$SRC/apt.log"; die "apt-get source $PKG failed (log $SRC/apt.log)"; }
 }

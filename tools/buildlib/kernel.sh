@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the QEMU test kernel (bzImage + the kernel's own modules) from
 # tinyconfig plus tools/testing/vm/kernel.config, cached outside the repo.
-# RTE_DEBUG=1: the debug kernel, tools/testing/vm/kernel-debug.config on top.
+# ENTROPY_DEBUG=1: the debug kernel, tools/testing/vm/kernel-debug.config on top.
 . "$(dirname "$0")/common.sh"
 
 ksrc_init

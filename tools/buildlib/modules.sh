@@ -4,7 +4,7 @@
 # include/rdma, our files, our series; make M= against a built kernel.
 #
 # Without KDIR: against the test kernel, into build/ ($MODBUILD), or
-# build/debug with RTE_DEBUG=1 (the debug kernel).
+# build/debug with ENTROPY_DEBUG=1 (the debug kernel).
 # KDIR=/lib/modules/<release>/build: against that installed kernel (its
 # headers package), with the sources of Debian's linux-source-6.12 (or
 # KSRC), with compat/ after the series (its kABI kept, compat/README.md),
@@ -122,7 +122,7 @@ mods="$mods $LOADABLE_MODULES"
 collect_modules "$MODBUILD/tree$sfx" "$MODBUILD/modules$sfx" $mods
 # The KCSAN kernel's runs first show that KCSAN reports a race here
 # (tools/testing/kcsan-race, kcsan-reports.sh).
-if [ "${RTE_DEBUG:-0}" = kcsan ]; then
+if [ "${ENTROPY_DEBUG:-0}" = kcsan ]; then
 	sync_tree "$REPO/tools/testing/kcsan-race" "$MODBUILD/kcsan-race"
 	make -s -C "$KBUILD" M="$MODBUILD/kcsan-race" -j"$JOBS" modules ||
 		die "the deliberate data race module (tools/testing/kcsan-race) did not build"

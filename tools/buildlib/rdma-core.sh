@@ -17,7 +17,7 @@
 # compiler); the tests run every time.  Two runs at once (make check in two
 # clones) take turns.
 #
-# RTE_DEBIAN_MIRROR  the Debian archive to fetch it from (default
+# ENTROPY_DEBIAN_MIRROR  the Debian archive to fetch it from (default
 #                    deb.debian.org; once the archive no longer has 56.1, a
 #                    snapshot: http://snapshot.debian.org/archive/debian/20250601T000000Z)
 . "$(dirname "$0")/common.sh"
@@ -26,7 +26,7 @@
 # signed source index (trixie main, rdma-core 56.1-1) gives it.
 TARBALL=rdma-core_56.1.orig.tar.gz
 SHA256=63ce7f2baa7242c2dbc76375dac957c420187dd27f8c5e148efc07971ee522a8
-MIRROR=${RTE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+MIRROR=${ENTROPY_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SRC=$CACHE/rdma-core-src
 OUT=$CACHE/rdma-core-build
 PATCHES=$REPO/tools/rdma-core
@@ -39,7 +39,7 @@ fetch() {
 	say "rdma-core: fetching $url"
 	/usr/lib/apt/apt-helper download-file "$url" "$SRC/$TARBALL.part" "SHA256:$SHA256" \
 		> "$SRC/fetch.log" 2>&1 ||
-		{ tail -n 5 "$SRC/fetch.log"; die "fetching $url failed: check the network, or set RTE_DEBIAN_MIRROR to a mirror or snapshot that has it"; }
+		{ tail -n 5 "$SRC/fetch.log"; die "fetching $url failed: check the network, or set ENTROPY_DEBIAN_MIRROR to a mirror or snapshot that has it"; }
 	mv "$SRC/$TARBALL.part" "$SRC/$TARBALL"
 }
 

@@ -277,9 +277,9 @@ cmd_export() {
 		die "$EDIT: base..HEAD has merges; a series is a line of commits"
 	[ -z "$(git -C "$EDIT" rev-parse -q --verify REBASE_HEAD 2> /dev/null)" ] ||
 		die "$EDIT: a rebase is under way: finish it (git rebase --continue) first"
-	if [ -f "$EDIT/.git/rte-stored" ] && [ "${RTE_EXPORT_STALE:-0}" = 0 ] &&
+	if [ -f "$EDIT/.git/rte-stored" ] && [ "${ENTROPY_EXPORT_STALE:-0}" = 0 ] &&
 		[ "$(cat "$EDIT/.git/rte-stored")" != "$(stored_key "$ROOT")" ]; then
-		die "$EDIT was made from another state of the stored series: $ROOT's patches changed since make series-edit (or the last export), and exporting it would put the older ones back; remove $EDIT, run make series-edit and redo the edit there (RTE_EXPORT_STALE=1 exports it anyway)"
+		die "$EDIT was made from another state of the stored series: $ROOT's patches changed since make series-edit (or the last export), and exporting it would put the older ones back; remove $EDIT, run make series-edit and redo the edit there (ENTROPY_EXPORT_STALE=1 exports it anyway)"
 	fi
 	for c in $(git -C "$EDIT" rev-list --reverse base..HEAD); do
 		rel=$(trailer_of "$c")

@@ -35,27 +35,27 @@
 # Then the failover act (failover.sh): steady connections through a link
 # that black-holes, with re-path off and on.
 #
-# The raw result goes to $rte_out/demo-raw.json and
-# $rte_out/demo-failover.json, the captures to
-# $rte_out/captures/demo-POLICY-PHASE.pcapng.
+# The raw result goes to $entropy_out/demo-raw.json and
+# $entropy_out/demo-failover.json, the captures to
+# $entropy_out/captures/demo-POLICY-PHASE.pcapng.
 #
-# RTE_DEMO_CONNECTIONS (64, a multiple of 4), RTE_DEMO_LINKS (8),
-# RTE_DEMO_MESSAGES (20) and RTE_DEMO_SEED (the routers'
+# ENTROPY_DEMO_CONNECTIONS (64, a multiple of 4), ENTROPY_DEMO_LINKS (8),
+# ENTROPY_DEMO_MESSAGES (20) and ENTROPY_DEMO_SEED (the routers'
 # fib_multipath_hash_seed, fixed so that a run is reproducible) change it.
-N=${RTE_DEMO_CONNECTIONS:-64}
-LINKS=${RTE_DEMO_LINKS:-8}
-MESSAGES=${RTE_DEMO_MESSAGES:-20}
-SEED=${RTE_DEMO_SEED:-1234}
+N=${ENTROPY_DEMO_CONNECTIONS:-64}
+LINKS=${ENTROPY_DEMO_LINKS:-8}
+MESSAGES=${ENTROPY_DEMO_MESSAGES:-20}
+SEED=${ENTROPY_DEMO_SEED:-1234}
 ECMP_LINKS=$LINKS ECMP_SEED=$SEED
-. "$rte_repo/tools/testing/lib.sh"
-. "$rte_repo/tools/testing/ecmp-core.sh"
-. "$rte_repo/tools/demo/failover.sh"
+. "$entropy_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/ecmp-core.sh"
+. "$entropy_repo/tools/demo/failover.sh"
 POLICIES=(builtin off rfc mix)
 HOPS=4
 CM_SPORTS=50000 USERS_SPORTS=51000
-QPS=$rte_repo/build/bin/roce-qps
-RAW=$rte_out/demo-raw.json
-WORK=$rte_out/demo
+QPS=$entropy_repo/build/bin/roce-qps
+RAW=$entropy_out/demo-raw.json
+WORK=$entropy_out/demo
 mkdir -p "$WORK"
 
 progress() { echo "==> demo: $*"; }

@@ -9,7 +9,7 @@
 # (builtin) and rfc with re-path off, the baselines; rfc and mix with it on.
 # IPv4: the failover VM test of make check runs IPv6 too.
 #
-# Writes $rte_out/demo-failover.json: the settings and per run the client's
+# Writes $entropy_out/demo-failover.json: the settings and per run the client's
 # report (each connection's status, longest gap and gaps of 250 ms or
 # more), the phases with their times and moves, and the trace events
 # counted.  roce-lab ecmp-report judges it on the host.
@@ -18,9 +18,9 @@ FAILOVER_RUNS=("builtin off" "rfc off" "rfc on" "mix on")
 # 64 connections at 20 messages a second keep a TCG guest busy: gaps of
 # 150-250 ms come and go without loss (the report gives the longest of
 # the quiet phase), so the gaps listed, and drawn, start at 250 ms.
-FAILOVER_STALL_MIN=${RTE_DEMO_STALL_MIN:-250}
+FAILOVER_STALL_MIN=${ENTROPY_DEMO_STALL_MIN:-250}
 FAILOVER_DIRS=(ab ba both)
-FAILOVER_OUT=$rte_out/demo-failover.json
+FAILOVER_OUT=$entropy_out/demo-failover.json
 
 # failover_trace OUT: the run's roce_entropy_repath events as JSON: how
 # many moved a requester and a responder, and how many kept their label.

@@ -31,39 +31,39 @@
 # the permutation and the order the connections are made in).  All-to-all
 # costs four permutations' time and spreads evenly whatever the policy:
 # by default it runs under one hash and two seeds (A2A_HASHES, A2A_SEEDS).
-# One JSON line per job in $rte_out/fabric/runs.jsonl, after the plan's
+# One JSON line per job in $entropy_out/fabric/runs.jsonl, after the plan's
 # (how many jobs this boot runs) and the calibration's; roce-lab
 # fabric-report judges them on the host.
 #
-# RTE_FABRIC_* change it (tools/fabric/run.sh passes them): LEAVES (4),
+# ENTROPY_FABRIC_* change it (tools/fabric/run.sh passes them): LEAVES (4),
 # SPINES (4), HOSTS per leaf (4), RATE (kbit/s, 2000), BYTES (262144),
 # A2A_BYTES (16384), SEEDS (1,2,3), POLICIES (builtin,off,rfc,mix; stock
 # under STOCK=1), HASHES (ipv4,ipv6-label), JOBS (perm,a2a), QPS (1,4),
 # CONNECT (cm,qpn), A2A_HASHES (ipv6-label), A2A_SEEDS (1,2).
-. "$rte_repo/tools/testing/lib.sh"
-. "$rte_repo/tools/testing/ecmp-core.sh"
+. "$entropy_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/ecmp-core.sh"
 
-LEAVES=${RTE_FABRIC_LEAVES:-4}
-SPINES=${RTE_FABRIC_SPINES:-4}
-HPL=${RTE_FABRIC_HOSTS:-4}
-RATE=${RTE_FABRIC_RATE:-2000}
-BYTES=${RTE_FABRIC_BYTES:-262144}
-A2A_BYTES=${RTE_FABRIC_A2A_BYTES:-16384}
-IFS=, read -r -a SEEDS <<< "${RTE_FABRIC_SEEDS:-1,2,3}"
-IFS=, read -r -a HASHES <<< "${RTE_FABRIC_HASHES:-ipv4,ipv6-label}"
-IFS=, read -r -a A2A_HASHES <<< "${RTE_FABRIC_A2A_HASHES:-ipv6-label}"
-IFS=, read -r -a A2A_SEEDS <<< "${RTE_FABRIC_A2A_SEEDS:-1,2}"
-IFS=, read -r -a JOBS <<< "${RTE_FABRIC_JOBS:-perm,a2a}"
-IFS=, read -r -a QPS_LIST <<< "${RTE_FABRIC_QPS:-1,4}"
-IFS=, read -r -a CONNECTS <<< "${RTE_FABRIC_CONNECT:-cm,qpn}"
-if [ "$rte_stock" = 1 ]; then
+LEAVES=${ENTROPY_FABRIC_LEAVES:-4}
+SPINES=${ENTROPY_FABRIC_SPINES:-4}
+HPL=${ENTROPY_FABRIC_HOSTS:-4}
+RATE=${ENTROPY_FABRIC_RATE:-2000}
+BYTES=${ENTROPY_FABRIC_BYTES:-262144}
+A2A_BYTES=${ENTROPY_FABRIC_A2A_BYTES:-16384}
+IFS=, read -r -a SEEDS <<< "${ENTROPY_FABRIC_SEEDS:-1,2,3}"
+IFS=, read -r -a HASHES <<< "${ENTROPY_FABRIC_HASHES:-ipv4,ipv6-label}"
+IFS=, read -r -a A2A_HASHES <<< "${ENTROPY_FABRIC_A2A_HASHES:-ipv6-label}"
+IFS=, read -r -a A2A_SEEDS <<< "${ENTROPY_FABRIC_A2A_SEEDS:-1,2}"
+IFS=, read -r -a JOBS <<< "${ENTROPY_FABRIC_JOBS:-perm,a2a}"
+IFS=, read -r -a QPS_LIST <<< "${ENTROPY_FABRIC_QPS:-1,4}"
+IFS=, read -r -a CONNECTS <<< "${ENTROPY_FABRIC_CONNECT:-cm,qpn}"
+if [ "$entropy_stock" = 1 ]; then
 	POLICIES=(stock)
 else
-	IFS=, read -r -a POLICIES <<< "${RTE_FABRIC_POLICIES:-builtin,off,rfc,mix}"
+	IFS=, read -r -a POLICIES <<< "${ENTROPY_FABRIC_POLICIES:-builtin,off,rfc,mix}"
 fi
 HOSTS=$((LEAVES * HPL))
-FLOWS=$rte_repo/build/bin/roce-flows
-OUT=$rte_out/fabric
+FLOWS=$entropy_repo/build/bin/roce-flows
+OUT=$entropy_out/fabric
 RUNS=$OUT/runs.jsonl
 mkdir -p "$OUT"
 : > "$RUNS"
@@ -432,14 +432,14 @@ calibrate() {
 # time out after 4.096 us * 2^16 (268 ms; shorter WRITEs keep the queues
 # below it) and give up after 6 retries (rxe takes 7 as "for ever"); the
 # others go on (--keep-going).
-FAIL_BYTES=${RTE_FABRIC_FAIL_BYTES:-1048576}
-FAIL_AFTER=${RTE_FABRIC_FAIL_AFTER:-0.5}
-if [ "$rte_stock" = 1 ]; then
+FAIL_BYTES=${ENTROPY_FABRIC_FAIL_BYTES:-1048576}
+FAIL_AFTER=${ENTROPY_FABRIC_FAIL_AFTER:-0.5}
+if [ "$entropy_stock" = 1 ]; then
 	FAIL_POLICIES=(stock)
 else
-	IFS=, read -r -a FAIL_POLICIES <<< "${RTE_FABRIC_FAIL_POLICIES:-rfc,rfc+repath}"
+	IFS=, read -r -a FAIL_POLICIES <<< "${ENTROPY_FABRIC_FAIL_POLICIES:-rfc,rfc+repath}"
 fi
-[ "${RTE_FABRIC_FAILOVER:-1}" = 1 ] || FAIL_POLICIES=()
+[ "${ENTROPY_FABRIC_FAILOVER:-1}" = 1 ] || FAIL_POLICIES=()
 
 # blackhole on|off L S: leaf L's uplink to spine S drops what the leaf
 # sends (on) or carries it again (off).
@@ -467,7 +467,7 @@ busiest_uplink() {
 set_fabric_repath() {
 	local i
 
-	[ "$rte_stock" = 0 ] || return 0
+	[ "$entropy_stock" = 0 ] || return 0
 	for ((i = 0; i < HOSTS; i++)); do
 		echo "$1" > /sys/class/infiniband/rxh$i/ports/1/roce_repath || return 1
 	done

@@ -21,7 +21,7 @@
 #
 # The report ends with this run against the last one (its jobs kept in
 # runs-before.jsonl): which cells agree within their spread over seeds.
-# FABRIC_STOCK=0 skips the stock boot; RTE_FABRIC_* reach the guest script
+# FABRIC_STOCK=0 skips the stock boot; ENTROPY_FABRIC_* reach the guest script
 # (its header lists them).  "run.sh smoke", which make check runs, is the
 # same with a few small jobs of one seed, into build/fabric-smoke: it keeps
 # make fabric working, its figures mean little.
@@ -31,12 +31,12 @@
 fabric=${FABRIC_OUT:-$BUILD/fabric}
 if [ "${1:-}" = smoke ]; then
 	fabric=$BUILD/fabric-smoke
-	export RTE_FABRIC_HOSTS=${RTE_FABRIC_HOSTS:-2} RTE_FABRIC_BYTES=${RTE_FABRIC_BYTES:-65536}
-	export RTE_FABRIC_A2A_BYTES=${RTE_FABRIC_A2A_BYTES:-8192} RTE_FABRIC_SEEDS=${RTE_FABRIC_SEEDS:-1}
-	export RTE_FABRIC_A2A_SEEDS=${RTE_FABRIC_A2A_SEEDS:-1}
-	export RTE_FABRIC_POLICIES=${RTE_FABRIC_POLICIES:-rfc}
-	export RTE_FABRIC_HASHES=${RTE_FABRIC_HASHES:-ipv6-label}
-	export RTE_FABRIC_QPS=${RTE_FABRIC_QPS:-4}
+	export ENTROPY_FABRIC_HOSTS=${ENTROPY_FABRIC_HOSTS:-2} ENTROPY_FABRIC_BYTES=${ENTROPY_FABRIC_BYTES:-65536}
+	export ENTROPY_FABRIC_A2A_BYTES=${ENTROPY_FABRIC_A2A_BYTES:-8192} ENTROPY_FABRIC_SEEDS=${ENTROPY_FABRIC_SEEDS:-1}
+	export ENTROPY_FABRIC_A2A_SEEDS=${ENTROPY_FABRIC_A2A_SEEDS:-1}
+	export ENTROPY_FABRIC_POLICIES=${ENTROPY_FABRIC_POLICIES:-rfc}
+	export ENTROPY_FABRIC_HASHES=${ENTROPY_FABRIC_HASHES:-ipv6-label}
+	export ENTROPY_FABRIC_QPS=${ENTROPY_FABRIC_QPS:-4}
 elif [ $# != 0 ]; then
 	die "usage: tools/fabric/run.sh [smoke]"
 fi

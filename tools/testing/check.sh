@@ -6,25 +6,19 @@
 # from what it writes for machines: KTAP (the series check, the VM rows, the
 # KUnit module) through the kernel's kunit.py, GoogleTest's JUnit XML, the
 # demo's JSON.  Ends with the wall and CPU time of each job and "N passed,
-# N failed".
-#
-#   DEBUG=1      the rows marked "debug" in tools/testing/runs, on the
-#                debug kernel (KASAN, lockdep, kmemleak), with our modules
-#                built against it; nothing else
-#   DEBUG=kcsan  the same with the rows marked "kcsan", on a KCSAN kernel
-#   QUICK=1      a first run: the test kernel, our modules, the tools and
-#                the rows marked "quick" (KUnit, the knob, the wire, NVMe
-#                over RDMA); no series check, no packages, no fuzzing
-#   ROWS="a b"   only these rows of tools/testing/runs (no make demo)
-#   VM_JOBS      guests at once (default 2); Make runs two more jobs
-#   FUZZ_SECONDS how long each fuzz target runs (default 30)
-DEBUG=${DEBUG:-0}
+# N failed".  Its settings (DEBUG, QUICK, ROWS, VM_JOBS, FUZZ_SECONDS,
+# ...) are tools/testing/config's, each documented there once.
+here=$(dirname "$0")
+# shellcheck source=/dev/null # the user's own, not tracked
+[ ! -f "$here/../../config" ] || . "$here/../../config"
+# shellcheck source=tools/testing/config
+. "$here/config"
 dbg=
 case $DEBUG in
 0) ;;
 1|kcsan)
 	dbg=" ($([ "$DEBUG" = 1 ] && echo debug || echo kcsan))"
-	export RTE_DEBUG=$DEBUG RTE_WAIT_SCALE=${RTE_WAIT_SCALE:-5}
+	export ENTROPY_DEBUG=$DEBUG ENTROPY_WAIT_SCALE=${ENTROPY_WAIT_SCALE:-5}
 	;;
 *)
 	echo "error: DEBUG=$DEBUG: 1 (KASAN, lockdep, kmemleak) or kcsan" >&2
@@ -40,7 +34,7 @@ TESTING=$REPO/tools/testing
 mode=check
 [ "$DEBUG" = 1 ] && mode=debug
 [ "$DEBUG" = kcsan ] && mode=kcsan
-case ${QUICK:-0} in
+case $QUICK in
 0) ;;
 1)
 	[ "$DEBUG" = 0 ] || die "QUICK=1 and DEBUG=$DEBUG: one or the other"
@@ -56,10 +50,7 @@ PASS=0 FAIL=0 SKIP=0
 TIMES=()
 TICKS=$(getconf CLK_TCK)
 start=$SECONDS
-ROWS=${ROWS:-}
-VM_JOBS=${VM_JOBS:-2}
 [[ $VM_JOBS =~ ^[1-9][0-9]*$ ]] || die "VM_JOBS=$VM_JOBS: give a number of guests to run at once (1 or more)"
-export VM_JOBS
 # The rows named, checked before anything is built.
 "$TESTING/row.sh" names "$mode" "$ROWS" || exit 1
 
@@ -181,7 +172,7 @@ demo=0
 # jobs ARG...: check.mk's Make with this run's settings.
 jobs() {
 	make -f "$TESTING/check.mk" L="$LOGS" MODE="$mode" MODBUILD="$MODBUILD" DIST="$dist" \
-		ROWS="$ROWS" DEMO="$demo" FUZZ_SECONDS="${FUZZ_SECONDS:-30}" "$@"
+		ROWS="$ROWS" DEMO="$demo" FUZZ_SECONDS="$FUZZ_SECONDS" "$@"
 }
 
 # progress: Make's lines of jobs started and done, each "done" with how
@@ -291,9 +282,9 @@ if [ "$mode" = check ]; then
 		head -n 20 "$LOGS/clang-format.log"
 		count FAIL "clang-format: tools/roce-entropy is formatted (log $LOGS/clang-format.log)"
 	fi
-	say "results of libFuzzer (ASan/UBSan), ${FUZZ_SECONDS:-30} s a target"
+	say "results of libFuzzer (ASan/UBSan), $FUZZ_SECONDS s a target"
 	for t in capture cli; do
-		count_task "fuzz-$t" "libFuzzer $t: no crash, leak or timeout in ${FUZZ_SECONDS:-30} s"
+		count_task "fuzz-$t" "libFuzzer $t: no crash, leak or timeout in $FUZZ_SECONDS s"
 	done
 else
 	count_task tools "C++ tools"

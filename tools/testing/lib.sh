@@ -10,33 +10,33 @@
 # may call any other file's.
 
 # shellcheck source=tools/testing/common/base.sh
-. "$rte_repo/tools/testing/common/base.sh"
+. "$entropy_repo/tools/testing/common/base.sh"
 # shellcheck source=tools/testing/common/stack.sh
-. "$rte_repo/tools/testing/common/stack.sh"
+. "$entropy_repo/tools/testing/common/stack.sh"
 # shellcheck source=tools/testing/common/topology.sh
-. "$rte_repo/tools/testing/common/topology.sh"
+. "$entropy_repo/tools/testing/common/topology.sh"
 # shellcheck source=tools/testing/common/guests.sh
-. "$rte_repo/tools/testing/common/guests.sh"
+. "$entropy_repo/tools/testing/common/guests.sh"
 # shellcheck source=tools/testing/common/mixed-fleet.sh
-. "$rte_repo/tools/testing/common/mixed-fleet.sh"
+. "$entropy_repo/tools/testing/common/mixed-fleet.sh"
 # shellcheck source=tools/testing/common/connections.sh
-. "$rte_repo/tools/testing/common/connections.sh"
+. "$entropy_repo/tools/testing/common/connections.sh"
 # shellcheck source=tools/testing/common/capture.sh
-. "$rte_repo/tools/testing/common/capture.sh"
+. "$entropy_repo/tools/testing/common/capture.sh"
 # shellcheck source=tools/testing/common/nvme.sh
-. "$rte_repo/tools/testing/common/nvme.sh"
+. "$entropy_repo/tools/testing/common/nvme.sh"
 # shellcheck source=tools/testing/common/overlays.sh
-. "$rte_repo/tools/testing/common/overlays.sh"
+. "$entropy_repo/tools/testing/common/overlays.sh"
 # shellcheck source=tools/testing/common/nfs.sh
-. "$rte_repo/tools/testing/common/nfs.sh"
+. "$entropy_repo/tools/testing/common/nfs.sh"
 # shellcheck source=tools/testing/common/judge.sh
-. "$rte_repo/tools/testing/common/judge.sh"
+. "$entropy_repo/tools/testing/common/judge.sh"
 # shellcheck source=tools/testing/common/reports.sh
-. "$rte_repo/tools/testing/common/reports.sh"
+. "$entropy_repo/tools/testing/common/reports.sh"
 
 # common/test.sh, the test prologue (a test's requires() and the CPUs it
 # declares, run when a test sources lib.sh), is another engineer's, being
 # written now: loaded last, and only once it exists.
 # shellcheck source=tools/testing/common/test.sh
-[ ! -f "$rte_repo/tools/testing/common/test.sh" ] ||
-	. "$rte_repo/tools/testing/common/test.sh"
+[ ! -f "$entropy_repo/tools/testing/common/test.sh" ] ||
+	. "$entropy_repo/tools/testing/common/test.sh"

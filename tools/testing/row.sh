@@ -13,7 +13,7 @@
 #   tools/testing/row.sh run NAME
 #        boot row NAME: its results in $MODBUILD/vm/NAME/results.ktap
 #
-# run reads RTE_DEBUG (1 or kcsan: the debug kernels' rows, every one on
+# run reads ENTROPY_DEBUG (1 or kcsan: the debug kernels' rows, every one on
 # two CPUs, timeouts four times as long, the kernel's reports checked by a
 # last test) and DIST, the release of Debian's kernel that the dist stacks
 # boot from build/fleet/a/root (tools/testing/fleet.sh makes it).
@@ -53,7 +53,7 @@ run() {
 		die "no row '$name' in $RUNS_TABLE"
 	for w in $words; do
 		case $w in
-		RTE_*=* | VM_APPEND=* | VM_CPUS=*) env+=("$w") ;;
+		ENTROPY_*=* | VM_APPEND=* | VM_CPUS=*) env+=("$w") ;;
 		FAR=*) far+="${far:+ }${w#FAR=}" ;;
 		*)
 			names+=("$w")
@@ -64,11 +64,11 @@ run() {
 	# one CPU unless a test asks for two (under TCG a second vCPU costs a
 	# third more host CPU); the debug kernels' rows on two, where races
 	# are what they look for
-	if [ "${RTE_DEBUG:-0}" = 0 ]; then
+	if [ "${ENTROPY_DEBUG:-0}" = 0 ]; then
 		env=("VM_CPUS=$(cpus_of "${names[@]}")" "${env[@]}")
 	else
 		env=(VM_CPUS=2 "${env[@]}" VM_APPEND=log_buf_len=16M)
-		if [ "$RTE_DEBUG" = 1 ]; then
+		if [ "$ENTROPY_DEBUG" = 1 ]; then
 			tests+=("$TESTING/tests/kernel-reports.sh")
 		else
 			tests+=("$TESTING/tests/kcsan-reports.sh")

@@ -8,11 +8,11 @@
 #        KTAP: each test of DIR (default tools/testing/tests) has its
 #        header: the shebang, the SPDX line, a comment of what it checks,
 #        STACKS of known stacks, CPUS, each parameter's default declared
-#        once (: "${RTE_X:=default}") and named in its comments, all before
+#        once (: "${ENTROPY_X:=default}") and named in its comments, all before
 #        it sources lib.sh; and each row of RUNS (default
 #        tools/testing/runs) names tests that declare the row's stack
 #        (kernel-reports and kcsan-reports too, which make check appends to
-#        the debug and kcsan rows), sets only RTE_* names that one of its
+#        the debug and kcsan rows), sets only ENTROPY_* names that one of its
 #        tests declares or that are GLOBALS below, and no VM_CPUS.  Exits 1
 #        when one is not ok.
 #   tools/testing/test-headers.sh stacks|cpus|params TEST
@@ -26,13 +26,13 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 STACKS_KNOWN="ours compat stock dist dist-initrd dist-removed dist-initrd-removed dist-pair stock-dist-pair"
 MODES_KNOWN="check debug kcsan quick"
-# The RTE_* settings a row may give that are no test's parameter, read
-# for the whole boot: RTE_DEBUG (vm/run.sh: the debug kernels),
-# RTE_DIST_OPTIN (vm/init.sh: 0 hides the dist root's opt-in line),
-# RTE_FAR and RTE_FAR_POLICY (lib.sh: what far runs, for every test on two
-# guests), RTE_WAIT_SCALE (lib.sh: wait_for's time, multiplied).
-GLOBALS="RTE_DEBUG RTE_DIST_OPTIN RTE_FAR RTE_FAR_POLICY RTE_WAIT_SCALE"
-LIB_LINE='. "$rte_repo/tools/testing/lib.sh"'
+# The ENTROPY_* settings a row may give that are no test's parameter, read
+# for the whole boot: ENTROPY_DEBUG (vm/run.sh: the debug kernels),
+# ENTROPY_DIST_OPTIN (vm/init.sh: 0 hides the dist root's opt-in line),
+# ENTROPY_FAR and ENTROPY_FAR_POLICY (lib.sh: what far runs, for every test on two
+# guests), ENTROPY_WAIT_SCALE (lib.sh: wait_for's time, multiplied).
+GLOBALS="ENTROPY_DEBUG ENTROPY_DIST_OPTIN ENTROPY_FAR ENTROPY_FAR_POLICY ENTROPY_WAIT_SCALE"
+LIB_LINE='. "$entropy_repo/tools/testing/lib.sh"'
 
 die() {
 	echo "test-headers.sh: $*" >&2
@@ -50,7 +50,7 @@ read_header() {
 	H_ORDER=()
 	re_stacks='^STACKS="([^"]*)"([[:space:]]|$)'
 	re_cpus='^CPUS=([^[:space:]]*)([[:space:]]|$)'
-	re_param='^: "\$\{(RTE_[A-Z0-9_]+):=([^}]*)\}"([[:space:]]|$)'
+	re_param='^: "\$\{(ENTROPY_[A-Z0-9_]+):=([^}]*)\}"([[:space:]]|$)'
 	[ -r "$f" ] || { H_ERRORS="no file $f"; return 1; }
 	mapfile -t lines < "$f"
 	[ "${lines[0]:-}" = '#!/bin/bash' ] || H_ERRORS+="line 1 is not #!/bin/bash"$'\n'
@@ -145,8 +145,8 @@ check_row() {
 				[[ $v =~ ^[A-Z_][A-Z0-9_]*=. ]] || ROW_ERRORS+="$w: far's settings are VAR=value words"$'\n'
 			done
 			;;
-		RTE_*=*) settings+=("${w%%=*}") ;;
-		*=*) ROW_ERRORS+="$w: a row sets RTE_*, VM_APPEND or FAR"$'\n' ;;
+		ENTROPY_*=*) settings+=("${w%%=*}") ;;
+		*=*) ROW_ERRORS+="$w: a row sets ENTROPY_*, VM_APPEND or FAR"$'\n' ;;
 		*) tests+=("$w") ;;
 		esac
 	done

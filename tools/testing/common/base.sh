@@ -6,7 +6,7 @@
 # settings that several domains read: the standard topology's addresses,
 # the two guests' shared directory and what far runs, the programs' paths,
 # the directories of logs and captures.  Needs none of the others.
-. "$rte_ksrc/tools/testing/selftests/kselftest/ktap_helpers.sh"
+. "$entropy_ksrc/tools/testing/selftests/kselftest/ktap_helpers.sh"
 
 # jq: gojq, jq's language in Go (Debian's gojq).  Under TCG jq 1.6 takes
 # 250 ms to start, compiling its builtins each time, and gojq 30 ms; the
@@ -31,10 +31,10 @@ nap() {
 }
 
 # wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
-# RTE_WAIT_SCALE=N multiplies SECONDS: the debug kernel (make check-debug)
+# ENTROPY_WAIT_SCALE=N multiplies SECONDS: the debug kernel (make check-debug)
 # runs everything several times slower under TCG.
 wait_for() {
-	local deadline=$((SECONDS + $1 * ${RTE_WAIT_SCALE:-1}))
+	local deadline=$((SECONDS + $1 * ${ENTROPY_WAIT_SCALE:-1}))
 
 	shift
 	until "$@" >/dev/null 2>&1; do
@@ -48,19 +48,19 @@ wait_for() {
 
 # Two guests (guests.sh): the directory both share, and what far runs.
 PAIR=/run/rte-pair
-FAR_KIND=${RTE_FAR:-stock}
+FAR_KIND=${ENTROPY_FAR:-stock}
 FAR_POLICY=builtin
-[ "$FAR_KIND" = stock ] || FAR_POLICY=${RTE_FAR_POLICY:-rfc}
+[ "$FAR_KIND" = stock ] || FAR_POLICY=${ENTROPY_FAR_POLICY:-rfc}
 
-TOOL=$rte_repo/build/bin/roce-entropy
-PING=$rte_repo/build/bin/roce-ping
+TOOL=$entropy_repo/build/bin/roce-entropy
+PING=$entropy_repo/build/bin/roce-ping
 # iproute2's rdma with tools/iproute2 (tools/buildlib/iproute2.sh); `rdma` is
 # the distribution's
-RDMA_SERIES=$rte_repo/build/iproute2/rdma
-LOGS=$rte_out/logs
+RDMA_SERIES=$entropy_repo/build/iproute2/rdma
+LOGS=$entropy_out/logs
 mkdir -p "$LOGS"
 
-CAPS=$rte_out/captures
+CAPS=$entropy_out/captures
 mkdir -p "$CAPS"
 
 # ---- results, in KTAP ----

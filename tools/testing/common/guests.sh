@@ -10,17 +10,17 @@
 # near holds the standard topology's A side and the router r, whose b1 is
 # the virtual link to far; far holds B, rxeb on b0, its end of the link.
 # Near runs the tests; far runs what near asks of it (remote) through the
-# directory both share.  RTE_FAR says what far runs: stock (the kernel's
-# own modules, judged as builtin) or ours, under RTE_FAR_POLICY.
+# directory both share.  ENTROPY_FAR says what far runs: stock (the kernel's
+# own modules, judged as builtin) or ours, under ENTROPY_FAR_POLICY.
 
 vm_pair_topology() {
-	echo "==> two guests: $rte_pair"
+	echo "==> two guests: $entropy_pair"
 	mountpoint -q $PAIR || { echo "init: no directory shared with the other guest" >&2; return 1; }
 	step ip link set lo up || return 1
 	[ -e /sys/class/net/eth0 ] || step vm_modprobe virtio_net ||
 		{ echo "init: no virtio_net in this kernel: the link to the other guest needs it" >&2; return 1; }
 	wait_for 10 test -e /sys/class/net/eth0 || return 1
-	if [ "$rte_pair" = far ]; then
+	if [ "$entropy_pair" = far ]; then
 		step ip link set eth0 name b0 &&
 			vm_pair_host rxeb b0 "$B4" "$B6" "$RB4" "$RB6" 10.1.0.0/24 fd01::/64
 		return
@@ -199,7 +199,7 @@ far_stock() {
 }
 
 # pair_start: the checks every test on two guests begins with: far is up,
-# near is ours, far is what RTE_FAR says (ours: under FAR_POLICY).  Fails
+# near is ours, far is what ENTROPY_FAR says (ours: under FAR_POLICY).  Fails
 # when the test cannot go on.
 pair_start() {
 	check "far is up and its agent runs" wait_for 300 far_ready || return 1

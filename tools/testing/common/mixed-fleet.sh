@@ -164,7 +164,7 @@ verdicts() {
 }
 
 # sends TAG ACTIVE: a line per connection of $CAPS/TAG.pcapng.json into
-# $rte_out/sends.txt: what each end sent, CM MADs and data apart (ports
+# $entropy_out/sends.txt: what each end sent, CM MADs and data apart (ports
 # and IPv6 flow labels), and whether the data went both ways on one port.
 sends() {
 	jq -r --arg tag "$1" --arg act "$2" '
@@ -177,7 +177,7 @@ sends() {
 		"A sends \(side(if .src | startswith("10.1.") or startswith("fd01:") then .forward else .reverse end)); " +
 		"B sends \(side(if .src | startswith("10.1.") or startswith("fd01:") then .reverse else .forward end)); " +
 		"data port \(if (.forward.data_udp_sports == .reverse.data_udp_sports and (.forward.data_udp_sports | length) == 1) then "symmetric" else "asymmetric" end)"
-	' "$CAPS/$1.pcapng.json" >> "$rte_out/sends.txt"
+	' "$CAPS/$1.pcapng.json" >> "$entropy_out/sends.txt"
 }
 
 # pass POLICY ACTIVE [TAG]: every type over both families, near under

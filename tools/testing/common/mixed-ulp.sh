@@ -4,7 +4,7 @@
 # shape tests/mixed-nvme.sh and tests/mixed-nfs.sh share.  lib.sh does not
 # load this file: those tests source it after lib.sh.
 #
-# Near runs our modules, far what lib.sh's RTE_FAR says (pair_start).
+# Near runs our modules, far what lib.sh's ENTROPY_FAR says (pair_start).
 # Both guests serve; under each of near's policies each guest's client,
 # over IPv4 and IPv6, writes MB MiB of random data to the other's server
 # and reads it back the same, in one capture, and judged_ulps judges every

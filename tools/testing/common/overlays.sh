@@ -10,7 +10,7 @@
 # (tools/buildlib/consumer-tools.sh), with their state in overlays of the
 # read-only root in the guest.
 
-TOOLROOT=$(realpath -m "$rte_cache/consumer-tools/root")
+TOOLROOT=$(realpath -m "$entropy_cache/consumer-tools/root")
 UNMOUNTS=/run/rte-unmount
 
 # writable DIR: DIR (of the read-only root) writable, its changes in the

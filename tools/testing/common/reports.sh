@@ -19,7 +19,7 @@ KERNEL_REPORTS='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|possible (circ
 kernel_reports() {
 	local skip='traps:'
 
-	[ "${RTE_DEBUG:-0}" != kcsan ] || skip='traps:|BUG: KCSAN:'
+	[ "${ENTROPY_DEBUG:-0}" != kcsan ] || skip='traps:|BUG: KCSAN:'
 	[ -z "${2:-}" ] || skip="$skip|$2"
 	! dmesg | tail -n +"$((${1:-0} + 1))" | grep -Ev "$skip" | grep -E "$KERNEL_REPORTS"
 }
@@ -43,13 +43,13 @@ kmemleak_clean() {
 	sleep 6
 	step sh -c "echo scan > $KMEMLEAK" || return 1
 	leaks=$(cat $KMEMLEAK)
-	[ -z "$leaks" ] || { echo "$leaks" | tee "$rte_out/kmemleak.txt" | head -n 60; return 1; }
+	[ -z "$leaks" ] || { echo "$leaks" | tee "$entropy_out/kmemleak.txt" | head -n 60; return 1; }
 }
 
 # known_report REGEX: a report a test judged itself (and reported as a
 # skip with its reason), which vm_dmesg_clean then leaves out.
 known_report() {
-	echo "$1" >> "$rte_out/known-reports"
+	echo "$1" >> "$entropy_out/known-reports"
 }
 
 # Any kernel warning, bug or sanitizer report fails the run, but those a
@@ -57,8 +57,8 @@ known_report() {
 vm_dmesg_clean() {
 	local known=
 
-	if [ -s "$rte_out/known-reports" ]; then
-		known=$(paste -sd '|' "$rte_out/known-reports")
+	if [ -s "$entropy_out/known-reports" ]; then
+		known=$(paste -sd '|' "$entropy_out/known-reports")
 		echo "# left to the tests that judged them: $known"
 	fi
 	if ! kernel_reports 0 "$known"; then

@@ -9,10 +9,10 @@
 # vm_modprobe ARG...: modprobe from the booted kernel's own modules: the
 # test kernel's module tree, or a distribution kernel's /lib/modules.
 vm_modprobe() {
-	if [ "${rte_dist:-0}" = 1 ]; then
+	if [ "${entropy_dist:-0}" = 1 ]; then
 		modprobe "$@"
 	else
-		modprobe -d "$rte_modroot" "$@"
+		modprobe -d "$entropy_modroot" "$@"
 	fi
 }
 
@@ -20,10 +20,10 @@ vm_modprobe() {
 # run's build directory (build/modules, VM_MODULES=), or on a distribution
 # kernel the file its modprobe takes.
 our_ko() {
-	if [ "${rte_dist:-0}" = 1 ]; then
+	if [ "${entropy_dist:-0}" = 1 ]; then
 		modinfo -F filename "$1"
 	else
-		echo "$rte_modules/$1.ko"
+		echo "$entropy_modules/$1.ko"
 	fi
 }
 
@@ -36,7 +36,7 @@ module_is_ours() {
 
 	file=$(our_ko "$1")
 	grep -qE "^$1 .*\(O" /proc/modules || { echo "  $1: not loaded out of tree"; return 1; }
-	if [ "${rte_dist:-0}" = 1 ]; then
+	if [ "${entropy_dist:-0}" = 1 ]; then
 		echo "  $1: modprobe takes $file"
 		[[ $file == /lib/modules/$(uname -r)/updates/dkms/* ]]
 		return
@@ -51,7 +51,7 @@ module_is_ours() {
 # consumers built against the series' headers in updates/: run.sh gives
 # only a run of the series that tree (not compat, stock or dist).
 ulps_rebuilt() {
-	[ -d "$rte_modroot/lib/modules/$(uname -r)/updates" ]
+	[ -d "$entropy_modroot/lib/modules/$(uname -r)/updates" ]
 }
 
 # ulps_loaded_rebuilt: every loaded module that updates/ has is that
@@ -59,7 +59,7 @@ ulps_rebuilt() {
 ulps_loaded_rebuilt() {
 	local ko m n=0 loaded built
 
-	for ko in "$rte_modroot/lib/modules/$(uname -r)"/updates/*.ko; do
+	for ko in "$entropy_modroot/lib/modules/$(uname -r)"/updates/*.ko; do
 		m=$(basename "$ko" .ko)
 		m=${m//-/_}
 		[ -d "/sys/module/$m" ] || continue
@@ -76,26 +76,26 @@ ulps_loaded_rebuilt() {
 
 RDMA_MODULES="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe"
 
-# vm_load_stack [PARAM...]: the RDMA stack, ours unless rte_stock=1; PARAMs
+# vm_load_stack [PARAM...]: the RDMA stack, ours unless entropy_stock=1; PARAMs
 # go to our ib_core (roce_entropy=...).  On a distribution kernel
-# (rte_dist=1) its modprobe chooses, as on a host: DKMS's modules if
+# (entropy_dist=1) its modprobe chooses, as on a host: DKMS's modules if
 # installed, the kernel's own otherwise, with the host's modprobe.d.
 vm_load_stack() {
 	local m
 
-	if [ "${rte_dist:-0}" = 1 ]; then
+	if [ "${entropy_dist:-0}" = 1 ]; then
 		echo "==> loading the RDMA stack (modprobe of Linux $(uname -r))"
 		step modprobe ib_core "$@" && step modprobe -a $RDMA_MODULES
 		return
 	fi
-	echo "==> loading the RDMA stack ($([ "$rte_stock" = 1 ] && echo stock || echo ours))"
-	step modprobe -d "$rte_modroot" -a udp_tunnel ip6_udp_tunnel crc32_generic || return 1
-	if [ "$rte_stock" = 1 ]; then
-		step modprobe -d "$rte_modroot" -a $RDMA_MODULES || return 1
+	echo "==> loading the RDMA stack ($([ "$entropy_stock" = 1 ] && echo stock || echo ours))"
+	step modprobe -d "$entropy_modroot" -a udp_tunnel ip6_udp_tunnel crc32_generic || return 1
+	if [ "$entropy_stock" = 1 ]; then
+		step modprobe -d "$entropy_modroot" -a $RDMA_MODULES || return 1
 	else
-		step insmod "$rte_modules/ib_core.ko" "$@" || return 1
+		step insmod "$entropy_modules/ib_core.ko" "$@" || return 1
 		for m in ${RDMA_MODULES#ib_core }; do
-			step insmod "$rte_modules/$m.ko" || return 1
+			step insmod "$entropy_modules/$m.ko" || return 1
 		done
 	fi
 }

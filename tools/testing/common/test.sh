@@ -72,13 +72,13 @@ _have_knob() {
 	done
 	module_is_ours ib_core > /dev/null 2>&1 && return 0
 	why="no roce_entropy knob: the loaded ib_core is the kernel's own"
-	SKIP_REASONS+=("$why${rte_stack:+ (stack $rte_stack)}")
+	SKIP_REASONS+=("$why${entropy_stack:+ (stack $entropy_stack)}")
 	return 1
 }
 
 # _have_pair ROLE: this guest is ROLE (near or far) of two (vm/pair.sh).
 _have_pair() {
-	[ "${rte_pair:-}" = "$1" ] && return 0
+	[ "${entropy_pair:-}" = "$1" ] && return 0
 	SKIP_REASONS+=("not the $1 guest of two (vm/pair.sh)")
 	return 1
 }
@@ -86,7 +86,7 @@ _have_pair() {
 # _have_dist_kernel: the distribution's kernel is booted (vm/run.sh
 # VM_KERNEL=), with its Debian root's modules and modprobe.d.
 _have_dist_kernel() {
-	[ "${rte_dist:-0}" = 1 ] && return 0
+	[ "${entropy_dist:-0}" = 1 ] && return 0
 	SKIP_REASONS+=("not the distribution's kernel (vm/run.sh VM_KERNEL=)")
 	return 1
 }

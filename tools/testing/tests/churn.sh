@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The ports' settings against device churn.  Three loops run in the
-# background while rxea is deleted and made again RTE_CHURN_ROUNDS times:
+# background while rxea is deleted and made again ENTROPY_CHURN_ROUNDS times:
 # one reads both knobs of both devices, one writes them (rfc and mix,
 # re-path on and off), one dumps every QP with its entropy (`rdma res show
 # qp -dd`, which asks the policy of each device's QP1).  Each reaches a
@@ -27,17 +27,17 @@
 # Debian's kernel too.
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_CHURN_ROUNDS   times rxea is deleted and made again (default 8)
+#   ENTROPY_CHURN_ROUNDS   times rxea is deleted and made again (default 8)
 STACKS="ours compat dist"
 CPUS=1
-: "${RTE_CHURN_ROUNDS:=8}"
+: "${ENTROPY_CHURN_ROUNDS:=8}"
 requires() {
 	_have_knob
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-ROUNDS=$RTE_CHURN_ROUNDS
-CHURN=$rte_out/churn
+ROUNDS=$ENTROPY_CHURN_ROUNDS
+CHURN=$entropy_out/churn
 # what devices start with, over rdma netlink (the upstream series has no
 # module parameter)
 DEFAULT=$("$TOOL" policy default --json | jq -r .default)

@@ -8,7 +8,7 @@
 # grant), never in it.  The address is 6.12's bit for bit: 20 bits of
 # label, nothing above, with re-path on as with it off, and ibv_query_qp()
 # on both QPs returns the label the connection has, below 1 << 20.  Any
-# rdma_ucm user can make that call as often as it likes: RTE_CM_GRANT_CALLS
+# rdma_ucm user can make that call as often as it likes: ENTROPY_CM_GRANT_CALLS
 # calls in a row must all return the same address (rdma_cm keeps one grant
 # per ID, replaced at each call), and a connection made afterwards is the
 # same.  IPv4, policy rfc.  That a granted label moves and an
@@ -18,18 +18,18 @@
 # build too.
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_CM_GRANT_CALLS   the calls of the first connection (default 10000)
+#   ENTROPY_CM_GRANT_CALLS   the calls of the first connection (default 10000)
 STACKS="ours compat dist"
 CPUS=1
-: "${RTE_CM_GRANT_CALLS:=10000}"
+: "${ENTROPY_CM_GRANT_CALLS:=10000}"
 requires() {
 	_have_knob
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-GRANT_PY=$rte_repo/tools/testing/tests/cm-grant.py
+GRANT_PY=$entropy_repo/tools/testing/tests/cm-grant.py
 GRANT_PORT=7483
-CALLS=$RTE_CM_GRANT_CALLS
+CALLS=$ENTROPY_CM_GRANT_CALLS
 
 # connect NAME CALLS: one connection, the client asking CALLS times; its
 # JSON line in $LOGS/NAME.json.

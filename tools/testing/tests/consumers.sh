@@ -6,7 +6,7 @@
 # NFS over RDMA (nfsd's rdma listener, a proto=rdma mount), iSER (LIO's
 # ib_isert, open-iscsi over ib_iser), RDS (rds_rdma) and SMC-R v2.  Each
 # moves data and checks it (written and read back, or echoed, equal).
-# Each policy of RTE_CONSUMER_POLICIES (stock: builtin, no knob) gets one
+# Each policy of ENTROPY_CONSUMER_POLICIES (stock: builtin, no knob) gets one
 # capture of every consumer's data path, judged by roce-entropy pcap: each
 # consumer's connections (CM MADs and data) agree, and so does every other
 # connection.  The first four use rdma_cm (RC), so the CM-ports rule; SMC-R
@@ -23,17 +23,17 @@
 # builtin): each formula once, for the ULPs compute none.
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_CONSUMER_POLICIES   the policies, commas between (default rfc)
-#   RTE_CONSUMERS           the consumers, some of srp,nfs,iser,rds,smc
+#   ENTROPY_CONSUMER_POLICIES   the policies, commas between (default rfc)
+#   ENTROPY_CONSUMERS           the consumers, some of srp,nfs,iser,rds,smc
 #                           (default all five)
 STACKS="ours compat stock dist"
 CPUS=1
-: "${RTE_CONSUMER_POLICIES:=rfc}"
-: "${RTE_CONSUMERS:=srp,nfs,iser,rds,smc}"
+: "${ENTROPY_CONSUMER_POLICIES:=rfc}"
+: "${ENTROPY_CONSUMERS:=srp,nfs,iser,rds,smc}"
 requires() {
 	local c mods=()
 
-	for c in ${RTE_CONSUMERS//,/ }; do
+	for c in ${ENTROPY_CONSUMERS//,/ }; do
 		case $c in
 		srp) mods+=(target_core_mod ib_srpt ib_srp sd_mod) ;;
 		nfs) mods+=(nfsd nfsv4 rpcrdma) ;;
@@ -46,11 +46,11 @@ requires() {
 	done
 	_have_module "${mods[@]}"
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-POLICIES=$(tr , ' ' <<< "$RTE_CONSUMER_POLICIES")
-CONSUMERS=$RTE_CONSUMERS
-[ "$rte_stock" != 1 ] || POLICIES=builtin
+POLICIES=$(tr , ' ' <<< "$ENTROPY_CONSUMER_POLICIES")
+CONSUMERS=$ENTROPY_CONSUMERS
+[ "$entropy_stock" != 1 ] || POLICIES=builtin
 CFG=/sys/kernel/config/target
 DATA_MB=4
 SRP_PORT=5555
@@ -65,8 +65,8 @@ SMC_BYTES=$((4 << 20))
 # kernel's request_module, libkmod in iscsid) looks for them.  Our RDMA
 # modules are already loaded and stay: modprobe skips a loaded module.
 modules_visible() {
-	[ "${rte_dist:-0}" = 1 ] || [ -d "/lib/modules/$(uname -r)" ] ||
-		step mount --bind "$rte_modroot/lib/modules" /usr/lib/modules
+	[ "${entropy_dist:-0}" = 1 ] || [ -d "/lib/modules/$(uname -r)" ] ||
+		step mount --bind "$entropy_modroot/lib/modules" /usr/lib/modules
 }
 
 # via_router [undo]: locally generated lookups between A and B, without an
@@ -347,7 +347,7 @@ rds_data() {
 	local a b
 
 	if [ "$1" = 6 ]; then a="[$A6]:4000" b="[$B6]:4001"; else a="$A4:4000" b="$B4:4001"; fi
-	step python3 "$rte_repo/tools/testing/tests/consumers.py" rds "$a" "$b" $RDS_MESSAGES
+	step python3 "$entropy_repo/tools/testing/tests/consumers.py" rds "$a" "$b" $RDS_MESSAGES
 }
 
 rds_down() {
@@ -422,14 +422,14 @@ smc_data() {
 	local before pid rc=0
 
 	before=$(link2_counters)
-	step python3 "$rte_repo/tools/testing/tests/consumers.py" smc "$B4:4100" "$A4:4101" $SMC_BYTES ||
+	step python3 "$entropy_repo/tools/testing/tests/consumers.py" smc "$B4:4100" "$A4:4101" $SMC_BYTES ||
 		return 1
 	wait_for 20 smc_link2_captured && return
 	echo "  no packet of the second link in the capture in 20 s;" \
 		"before: $before; now: $(link2_counters); two transfers at once"
-	python3 "$rte_repo/tools/testing/tests/consumers.py" smc "$B4:4102" "$A4:4103" $SMC_BYTES &
+	python3 "$entropy_repo/tools/testing/tests/consumers.py" smc "$B4:4102" "$A4:4103" $SMC_BYTES &
 	pid=$!
-	step python3 "$rte_repo/tools/testing/tests/consumers.py" smc "$B4:4104" "$A4:4105" $SMC_BYTES ||
+	step python3 "$entropy_repo/tools/testing/tests/consumers.py" smc "$B4:4104" "$A4:4105" $SMC_BYTES ||
 		rc=1
 	wait $pid || rc=1
 	[ $rc = 0 ] || return 1
@@ -471,7 +471,7 @@ rds_load() {
 rds_unload() { step vm_modprobe -r rds_rdma rds; }
 smc_load() {
 	step vm_modprobe smc && { ! ulps_rebuilt || ulps_loaded_rebuilt; } &&
-		step python3 "$rte_repo/tools/testing/tests/consumers.py" ueid ROCE-ENTROPY-TEST
+		step python3 "$entropy_repo/tools/testing/tests/consumers.py" ueid ROCE-ENTROPY-TEST
 }
 smc_unload() { step vm_modprobe -r smc; }
 
@@ -531,8 +531,8 @@ disagrees() {
 pass() {
 	local policy=$1 label=$1 name fam ifs=(a1) dev
 
-	[ "$rte_stock" != 1 ] || label="builtin (stock 6.12)"
-	if [ "$rte_stock" != 1 ]; then
+	[ "$entropy_stock" != 1 ] || label="builtin (stock 6.12)"
+	if [ "$entropy_stock" != 1 ]; then
 		for dev in /sys/class/infiniband/*/ports/1/roce_entropy; do
 			echo "+ echo $policy > $dev"
 			echo "$policy" > "$dev" || { check "$policy on every port" false; return; }
@@ -573,7 +573,7 @@ pass() {
 }
 
 dmesg_at=$(dmesg | wc -l)
-[ "$rte_stock" = 1 ] || read -r policy0 < /sys/class/infiniband/rxea/ports/1/roce_entropy
+[ "$entropy_stock" = 1 ] || read -r policy0 < /sys/class/infiniband/rxea/ports/1/roce_entropy
 check "the booted kernel's modules load on demand" modules_visible
 check "host lookups between A and B go through the router" via_router
 check "/etc and /var/lib writable for the daemons (overlays in the guest)" eval "writable /etc && writable /var/lib"
@@ -599,7 +599,7 @@ done
 step via_router undo
 writable_undo
 # the ports' policy as the test found it (the next test may read it)
-[ "$rte_stock" = 1 ] || step set_policy "$policy0"
+[ "$entropy_stock" = 1 ] || step set_policy "$policy0"
 # iser_close judged the logouts' reports
 if [ "$ISER_RACES" = 0 ]; then
 	check "no kernel report" kernel_reports "$dmesg_at"

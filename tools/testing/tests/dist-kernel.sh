@@ -6,8 +6,8 @@
 # - the RDMA modules are ours, as DKMS installed them (updates/dkms, built
 #   out of tree, vermagic of this kernel, ib_core with the knob and the
 #   policy of the opt-in line in /etc/modprobe.d, when there), or with
-#   RTE_DIST_EXPECT=distribution, after apt purge, the kernel's own; with
-#   RTE_DIST_EXPECT=hatch, booted with roce_entropy.stock=1 (the escape
+#   ENTROPY_DIST_EXPECT=distribution, after apt purge, the kernel's own; with
+#   ENTROPY_DIST_EXPECT=hatch, booted with roce_entropy.stock=1 (the escape
 #   hatch), ours installed and the kernel's own loaded;
 # - roce-entropy status, with the Debian root's records, finds all well;
 # - every module of this kernel that depends on one we replace loads beside
@@ -19,17 +19,17 @@
 # VM_APPEND=roce_entropy.stock=1) and dist-removed (after apt purge).
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_DIST_EXPECT   what the modules are: ours (default), hatch or
+#   ENTROPY_DIST_EXPECT   what the modules are: ours (default), hatch or
 #                     distribution
 STACKS="dist dist-removed"
 CPUS=1
-: "${RTE_DIST_EXPECT:=ours}"
+: "${ENTROPY_DIST_EXPECT:=ours}"
 requires() {
 	_have_dist_kernel
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-EXPECT=$RTE_DIST_EXPECT
+EXPECT=$ENTROPY_DIST_EXPECT
 REL=$(uname -r)
 MODS=/lib/modules/$REL
 REPLACED="ib_core ib_cm iw_cm rdma_cm ib_uverbs rdma_ucm rdma_rxe mlx5_ib"
@@ -152,8 +152,8 @@ status_root() {
 	ln -s /sys $t/sys
 	ln -s /proc $t/proc
 	ln -s /lib/modules $t/lib/modules
-	ln -s "$rte_distroot/var/lib/roce-entropy" $t/var/lib/roce-entropy
-	ln -s "$rte_distroot/var/lib/dkms" $t/var/lib/dkms
+	ln -s "$entropy_distroot/var/lib/roce-entropy" $t/var/lib/roce-entropy
+	ln -s "$entropy_distroot/var/lib/dkms" $t/var/lib/dkms
 	echo $t
 }
 
@@ -166,7 +166,7 @@ status_says() {
 	[ $rc = 0 ] && jq -e "$1" <<< "$out" > /dev/null
 }
 
-if [ "$EXPECT" = ours ] && [ -n "${rte_distroot:-}" ] && [ -f $CONF ]; then
+if [ "$EXPECT" = ours ] && [ -n "${entropy_distroot:-}" ] && [ -f $CONF ]; then
 	check "roce-entropy status: ok, ib_core ours, rxea/1 at $want, Linux $REL installed" \
 		status_says ".ok and .ib_core.ours and
 			(.ib_core.build_id | length == 40) and

@@ -11,9 +11,9 @@
 # last step into the modules the test kernel runs: on ours only.
 STACKS="ours"
 CPUS=1
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-check "our erdma loads" step insmod "$rte_modules/erdma.ko"
+check "our erdma loads" step insmod "$entropy_modules/erdma.ko"
 check "loaded erdma is ours (our build, out of tree)" module_is_ours erdma
 check "erdma registered its PCI driver" test -d /sys/bus/pci/drivers/erdma
 check "erdma unloads" step rmmod erdma

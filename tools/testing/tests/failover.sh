@@ -3,12 +3,12 @@
 #
 # Re-path (roce_repath): RC connections that route around a dead ECMP link.
 # The standard topology's router becomes the 8-link ECMP core
-# (ecmp-core.sh); RTE_FAILOVER_CONNECTIONS rdma_cm RC connections send
+# (ecmp-core.sh); ENTROPY_FAILOVER_CONNECTIONS rdma_cm RC connections send
 # steadily from A to B (one message every 50 ms each, every message
 # acknowledged: roce-ping --one-way), with the QP's timeout 14 (4.096 us *
 # 2^14 = 67 ms) and retry count 6 (7 transmissions, about 0.5 s, then
 # IBV_WC_RETRY_EXC_ERR; rxe takes 7 as "retry forever").  The busiest link
-# is black-holed A to B for RTE_FAILOVER_HOLE s, then B to A for as long
+# is black-holed A to B for ENTROPY_FAILOVER_HOLE s, then B to A for as long
 # (the routes stay).
 #
 # A to B: the connections on that link lose their requests; each requester
@@ -25,7 +25,7 @@
 # the trace has one roce_entropy_repath event per move counted; the
 # longest gap between two acknowledged messages is printed against 50 ms +
 # 3 timeouts.  With it off the failures are counted and printed as the
-# baseline, not judged, and nothing moves.  The runs, RTE_FAILOVER_RUNS:
+# baseline, not judged, and nothing moves.  The runs, ENTROPY_FAILOVER_RUNS:
 # by default IPv4 with re-path off and on, IPv6 with it on.
 # Last, with every link black-holed both ways: a connection whose flow
 # label the application set never moves, beside rdma_cm's that do
@@ -42,23 +42,23 @@
 # in both builds.
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_FAILOVER_RUNS          the runs, commas between, of v4-off, v4-on,
+#   ENTROPY_FAILOVER_RUNS          the runs, commas between, of v4-off, v4-on,
 #                              v6-off, v6-on (default v4-off,v4-on,v6-on)
-#   RTE_FAILOVER_CONNECTIONS   the connections of a run (default 16)
-#   RTE_FAILOVER_HOLE          seconds each black hole lasts (default 2)
+#   ENTROPY_FAILOVER_CONNECTIONS   the connections of a run (default 16)
+#   ENTROPY_FAILOVER_HOLE          seconds each black hole lasts (default 2)
 STACKS="ours"
 CPUS=1
-: "${RTE_FAILOVER_RUNS:=v4-off,v4-on,v6-on}"
-: "${RTE_FAILOVER_CONNECTIONS:=16}"
-: "${RTE_FAILOVER_HOLE:=2}"
+: "${ENTROPY_FAILOVER_RUNS:=v4-off,v4-on,v6-on}"
+: "${ENTROPY_FAILOVER_CONNECTIONS:=16}"
+: "${ENTROPY_FAILOVER_HOLE:=2}"
 requires() {
 	_have_knob
 }
-. "$rte_repo/tools/testing/lib.sh"
-. "$rte_repo/tools/testing/ecmp-core.sh"
+. "$entropy_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/ecmp-core.sh"
 
-N=$RTE_FAILOVER_CONNECTIONS
-FAILOVER_HOLE=$RTE_FAILOVER_HOLE
+N=$ENTROPY_FAILOVER_CONNECTIONS
+FAILOVER_HOLE=$ENTROPY_FAILOVER_HOLE
 RTO_MS=$(awk -v t=$FAILOVER_QP_TIMEOUT 'BEGIN { printf "%.1f", 4.096 * 2 ^ t / 1000 }')
 BOUND_MS=$(awk -v r="$RTO_MS" -v i=$FAILOVER_INTERVAL 'BEGIN { printf "%.1f", i + 3 * r }')
 
@@ -297,11 +297,11 @@ check "the ECMP core: $ECMP_LINKS links between routers r and s" ecmp_core || { 
 check "the roce_entropy_repath trace event exists and is enabled" ecmp_trace_on
 set_policy rfc
 
-IFS=, read -r -a RUNS <<< "$RTE_FAILOVER_RUNS"
+IFS=, read -r -a RUNS <<< "$ENTROPY_FAILOVER_RUNS"
 for tag in "${RUNS[@]}"; do
 	case $tag in
 	v4-off|v4-on|v6-off|v6-on) ;;
-	*) check "RTE_FAILOVER_RUNS: '$tag' is a run (v4-off, v4-on, v6-off, v6-on)" false; continue ;;
+	*) check "ENTROPY_FAILOVER_RUNS: '$tag' is a run (v4-off, v4-on, v6-off, v6-on)" false; continue ;;
 	esac
 	fam=${tag:1:1} repath=${tag#*-}
 	t0=$SECONDS

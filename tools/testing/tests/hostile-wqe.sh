@@ -26,25 +26,25 @@
 # alone, the same in both builds.
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_HOSTILE_POLICIES   the policies, commas between: vm/run.sh passes
+#   ENTROPY_HOSTILE_POLICIES   the policies, commas between: vm/run.sh passes
 #                          no spaces (default rfc,off)
-#   RTE_WQE_AV             another rxe-wqe-av binary (default
+#   ENTROPY_WQE_AV             another rxe-wqe-av binary (default
 #                          build/bin/rxe-wqe-av)
 STACKS="ours"
 CPUS=1
-: "${RTE_HOSTILE_POLICIES:=rfc,off}"
-: "${RTE_WQE_AV:=$rte_repo/build/bin/rxe-wqe-av}"
+: "${ENTROPY_HOSTILE_POLICIES:=rfc,off}"
+: "${ENTROPY_WQE_AV:=$entropy_repo/build/bin/rxe-wqe-av}"
 requires() {
 	_have_knob
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-WQE_AV=$RTE_WQE_AV
-POLICIES=$RTE_HOSTILE_POLICIES
+WQE_AV=$ENTROPY_WQE_AV
+POLICIES=$ENTROPY_HOSTILE_POLICIES
 POLICIES=${POLICIES//,/ }
 # The hostile av.port_num values; 1 would be the valid one.
 AV_PORTS="2 255"
-SCALE=${RTE_WAIT_SCALE:-1}
+SCALE=${ENTROPY_WAIT_SCALE:-1}
 
 dmesg_start=$(dmesg | wc -l)
 
@@ -68,7 +68,7 @@ sender_ports() {
 hostile_run() {
 	local policy=$1 ga gb dmac av_ports=() p sqpn dqpn
 
-	RC=1 WANT=none JSON=$rte_out/hostile-$policy.json
+	RC=1 WANT=none JSON=$entropy_out/hostile-$policy.json
 	rm -f "$JSON"
 	ga=$(gid_index rxea "$A4") && gb=$(gid_index rxeb "$B4") ||
 		{ echo "  no RoCE v2 GID"; return 1; }

@@ -7,8 +7,8 @@
 # package installed ours (its hooks update that initramfs).  ib_core was
 # loaded by the initramfs, before this VM's init ran, and it is ours, the
 # build DKMS installed, with the opt-in line's policy, which the initramfs
-# carries from /etc/modprobe.d.  RTE_INITRD_EXPECT=distribution: after apt
-# purge, the kernel's own; RTE_INITRD_EXPECT=hatch: booted with
+# carries from /etc/modprobe.d.  ENTROPY_INITRD_EXPECT=distribution: after apt
+# purge, the kernel's own; ENTROPY_INITRD_EXPECT=hatch: booted with
 # roce_entropy.stock=1, the kernel's own, which the initramfs carries
 # beside ours for the escape hatch.
 #
@@ -18,17 +18,17 @@
 # again).
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_INITRD_EXPECT   what the initramfs loaded: ours (default), hatch
+#   ENTROPY_INITRD_EXPECT   what the initramfs loaded: ours (default), hatch
 #                       or distribution
 STACKS="dist-initrd dist-initrd-removed"
 CPUS=1
-: "${RTE_INITRD_EXPECT:=ours}"
+: "${ENTROPY_INITRD_EXPECT:=ours}"
 requires() {
 	_have_dist_kernel
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-EXPECT=$RTE_INITRD_EXPECT
+EXPECT=$ENTROPY_INITRD_EXPECT
 MODS=/lib/modules/$(uname -r)
 
 # build_id_of FILE: the GNU build ID of a module file, compressed or not.
@@ -60,9 +60,9 @@ loaded_from() {
 	[ -n "$f" ] && [ -n "$loaded" ] && [ "$loaded" = "$(build_id_of "$f")" ]
 }
 
-echo "  modules loaded before init: $rte_early_modules"
+echo "  modules loaded before init: $entropy_early_modules"
 check "ib_core was loaded by the initramfs, before init ran" \
-	eval '[[ " $rte_early_modules " == *" ib_core "* ]]'
+	eval '[[ " $entropy_early_modules " == *" ib_core "* ]]'
 if [ "$EXPECT" = ours ]; then
 	check "that ib_core is ours: out of tree, DKMS's build in updates/dkms" \
 		eval 'grep -q O /sys/module/ib_core/taint && loaded_from updates/dkms'

@@ -17,7 +17,7 @@
 # fails it, for where make check runs it that is a broken build.
 STACKS="ours compat stock"
 CPUS=2  # the control's two racing threads
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
 KCSAN=/sys/kernel/debug/kcsan
 # the series' functions, as a KCSAN report's frames name them
@@ -37,16 +37,16 @@ kcsan_on() {
 no_races_of_ours() {
 	local all ours
 
-	dmesg > "$rte_out/dmesg.txt"
-	all=$(grep -c 'BUG: KCSAN:' "$rte_out/dmesg.txt")
+	dmesg > "$entropy_out/dmesg.txt"
+	all=$(grep -c 'BUG: KCSAN:' "$entropy_out/dmesg.txt")
 	awk -v ours="$OURS" '
 		/BUG: KCSAN:/ { r = $0 "\n"; inr = 1; next }
 		inr && /^\[ *[0-9.]+\] =+$/ { if (r ~ ours) printf "%s\n", r; inr = 0; next }
-		inr { r = r $0 "\n" }' "$rte_out/dmesg.txt" > "$rte_out/kcsan-ours.txt"
-	ours=$(grep -c 'BUG: KCSAN:' "$rte_out/kcsan-ours.txt")
+		inr { r = r $0 "\n" }' "$entropy_out/dmesg.txt" > "$entropy_out/kcsan-ours.txt"
+	ours=$(grep -c 'BUG: KCSAN:' "$entropy_out/kcsan-ours.txt")
 	echo "  $all KCSAN reports in the run, $ours naming the series' code"
-	grep 'BUG: KCSAN:' "$rte_out/dmesg.txt" | sed 's/^\[[^]]*\] /  /' | sort | uniq -c | head -n 30
-	[ "$ours" = 0 ] || { head -n 200 "$rte_out/kcsan-ours.txt"; return 1; }
+	grep 'BUG: KCSAN:' "$entropy_out/dmesg.txt" | sed 's/^\[[^]]*\] /  /' | sort | uniq -c | head -n 30
+	[ "$ours" = 0 ] || { head -n 200 "$entropy_out/kcsan-ours.txt"; return 1; }
 }
 
 # race_on_bss BSS: a KCSAN report of an access to the 64 bytes at BSS (the
@@ -65,12 +65,12 @@ race_on_bss() {
 # kcsan_sees_race: the deliberate race is reported within 60 s, on a
 # guest with more than one CPU online.
 kcsan_sees_race() {
-	local ko=$rte_modules/race_control.ko cpus bss rc
+	local ko=$entropy_modules/race_control.ko cpus bss rc
 
 	cpus=$(grep -c '^processor' /proc/cpuinfo)
 	echo "  $cpus CPUs online"
 	[ "$cpus" -gt 1 ] || return 1
-	[ -f "$ko" ] || { echo "  no $ko: make modules RTE_DEBUG=kcsan builds it"; return 1; }
+	[ -f "$ko" ] || { echo "  no $ko: make modules ENTROPY_DEBUG=kcsan builds it"; return 1; }
 	step insmod "$ko" || return 1
 	bss=$(cat /sys/module/race_control/sections/.bss)
 	echo "  race_control's .bss at $bss"

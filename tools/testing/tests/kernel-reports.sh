@@ -14,11 +14,11 @@
 # checkers fails it, for where make check runs it that is a broken build.
 STACKS="ours compat stock"
 CPUS=1
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
 # The configuration the running kernel was built from: modroot sits in its
 # build directory (vm/run.sh).
-CONFIG=$rte_modroot/../.config
+CONFIG=$entropy_modroot/../.config
 
 built_with() {
 	local o rc=0
@@ -47,7 +47,7 @@ no_reports() {
 	if ! kernel_reports > /dev/null || dmesg | grep -q 'Call Trace:'; then
 		dmesg | grep -v 'traps:' | grep -E -A 40 "$KERNEL_REPORTS|Call Trace:" | head -n 400
 		n=$(dmesg | grep -v 'traps:' | grep -cE "$KERNEL_REPORTS|Call Trace:")
-		echo "  $n report lines in the kernel log (all of it in $rte_out/dmesg.txt)"
+		echo "  $n report lines in the kernel log (all of it in $entropy_out/dmesg.txt)"
 		return 1
 	fi
 }
@@ -61,7 +61,7 @@ if kmemleak_mount; then
 else
 	check "kmemleak is on ($KMEMLEAK exists)" false
 fi
-dmesg > "$rte_out/dmesg.txt"
+dmesg > "$entropy_out/dmesg.txt"
 check "no KASAN, lockdep, RCU, atomic-sleep, kmemleak, WARNING or BUG report, no stack dump since boot" \
 	no_reports
 done_testing

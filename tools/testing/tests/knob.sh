@@ -18,14 +18,14 @@
 #
 # On every build of ours.  On Debian's kernel (dist-more) it meets what
 # only the DKMS build has, ib_core's parameters (compat/0002) and the old
-# name (compat/0003), with the opt-in line hidden (RTE_DIST_OPTIN=0): it
+# name (compat/0003), with the opt-in line hidden (ENTROPY_DIST_OPTIN=0): it
 # starts from the default, builtin.
 STACKS="ours compat dist"
 CPUS=1
 requires() {
 	_have_knob
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
 KNOB_A=/sys/class/infiniband/rxea/ports/1/roce_entropy
 KNOB_B=/sys/class/infiniband/rxeb/ports/1/roce_entropy

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The KUnit suites, built as a module against our ib_core, in the VM.  Their
-# KTAP goes to $rte_out/kunit.ktap, whose every case the host counts
+# KTAP goes to $entropy_out/kunit.ktap, whose every case the host counts
 # (kunit.py parse); here only that each suite ran.
 #
 # basic runs the series' suites, compat those of the series with compat/
@@ -13,20 +13,20 @@ CPUS=1
 requires() {
 	_have_module kunit
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
 SUITES="roce_entropy roce_entropy_driver roce_entropy_port roce_entropy_policy"
 
 # ran SUITE: the suite's result line is in the KTAP, pass or fail.
 ran() {
-	grep -qE "^(not )?ok [0-9]+ $1\$" "$rte_out/kunit.ktap"
+	grep -qE "^(not )?ok [0-9]+ $1\$" "$entropy_out/kunit.ktap"
 }
 
 dmesg_at=$(dmesg | wc -l)
-step insmod "$rte_modules/roce_entropy_test.ko"
+step insmod "$entropy_modules/roce_entropy_test.ko"
 dmesg | tail -n +"$((dmesg_at + 1))" | sed -n 's/^\[[ 0-9.]*\] //p' |
-	sed -n '/KTAP version/,$p' > "$rte_out/kunit.ktap"
-grep -E '^# (roce_entropy[a-z_]*|Totals):' "$rte_out/kunit.ktap"
+	sed -n '/KTAP version/,$p' > "$entropy_out/kunit.ktap"
+grep -E '^# (roce_entropy[a-z_]*|Totals):' "$entropy_out/kunit.ktap"
 for s in $SUITES; do
 	check "KUnit suite $s ran in the VM" ran "$s"
 done

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Module lifecycle: unload the whole RDMA stack (rdma_rxe ... ib_core) and
-# load it again, RTE_LIFECYCLE_ROUNDS times; after each load, rxea and rxeb
+# load it again, ENTROPY_LIFECYCLE_ROUNDS times; after each load, rxea and rxeb
 # are made again and an rdma_cm connection (roce-ping, IPv4 and IPv6 in
 # turn) must complete.  rxe devices go away by "rdma link delete" in even
 # rounds and with the module in odd ones.  The knob must come back at its
@@ -17,19 +17,19 @@
 # The test itself needs one: dist-more runs 3 rounds on one, on Debian's
 # kernel with DKMS's build (which keeps a port's settings after the
 # port_data[] array, compat/0004), with the opt-in line hidden
-# (RTE_DIST_OPTIN=0), since it starts from the default, builtin.
+# (ENTROPY_DIST_OPTIN=0), since it starts from the default, builtin.
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_LIFECYCLE_ROUNDS   the unload and load rounds (default 20)
+#   ENTROPY_LIFECYCLE_ROUNDS   the unload and load rounds (default 20)
 STACKS="ours compat dist"
 CPUS=1
-: "${RTE_LIFECYCLE_ROUNDS:=20}"
+: "${ENTROPY_LIFECYCLE_ROUNDS:=20}"
 requires() {
 	_have_knob
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-ROUNDS=$RTE_LIFECYCLE_ROUNDS
+ROUNDS=$ENTROPY_LIFECYCLE_ROUNDS
 
 now() {
 	date +%s.%N

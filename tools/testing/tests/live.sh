@@ -3,7 +3,7 @@
 #
 # Policy changes under live connections, two guests (vm/pair.sh): rdma_cm
 # RC connections from A (near, ours) to B (far: stock, or ours with
-# lib.sh's RTE_FAR=ours) ping every 100 ms, IPv4 and IPv6, while near's
+# lib.sh's ENTROPY_FAR=ours) ping every 100 ms, IPv4 and IPv6, while near's
 # policy changes from rfc to mix (far's too when it is ours: both hosts)
 # and re-path is turned on and off again.  The documentation promises that
 # "existing ones keep the values they computed": every packet of the live
@@ -13,15 +13,15 @@
 # predicts, and would have disagreed with rfc's.
 #
 # The mixed row runs it against a stock host; the rolling row after the
-# rolling upgrade, both hosts ours and far under rfc (RTE_FAR=ours
-# RTE_FAR_POLICY=rfc): both hosts changing policy under live connections.
+# rolling upgrade, both hosts ours and far under rfc (ENTROPY_FAR=ours
+# ENTROPY_FAR_POLICY=rfc): both hosts changing policy under live connections.
 STACKS="dist-pair stock-dist-pair"
 CPUS=1
 requires() {
 	_have_pair near
 	_have_knob
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
 FROM=rfc TO=mix
 LIVE_PORT=7480 LIVE_BASE=30000 NEW_BASE=31000 LIVE_N=2

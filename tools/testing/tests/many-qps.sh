@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Many QPs: RTE_QPS_PAIRS RC QP pairs without rdma_cm between rxea and rxeb
+# Many QPs: ENTROPY_QPS_PAIRS RC QP pairs without rdma_cm between rxea and rxeb
 # (roce-qps: QPNs swapped by hand, one send per pair), under rfc and mix,
 # captured in the router namespace.  Every packet of a pair, both ways, must
 # carry the port the policy predicts from the pair's QPNs; the distinct
@@ -32,23 +32,23 @@
 # KCSAN's speed (not a race).
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_QPS_PAIRS   the QP pairs, at least 2 (default 4096)
-#   RTE_QPS         another roce-qps binary, a build of one's own (default
+#   ENTROPY_QPS_PAIRS   the QP pairs, at least 2 (default 4096)
+#   ENTROPY_QPS         another roce-qps binary, a build of one's own (default
 #                   build/bin/roce-qps)
 STACKS="ours"
 CPUS=1
-: "${RTE_QPS_PAIRS:=4096}"
-: "${RTE_QPS:=$rte_repo/build/bin/roce-qps}"
+: "${ENTROPY_QPS_PAIRS:=4096}"
+: "${ENTROPY_QPS:=$entropy_repo/build/bin/roce-qps}"
 requires() {
 	_have_knob
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-QPS=$RTE_QPS
-PAIRS=$RTE_QPS_PAIRS
+QPS=$ENTROPY_QPS
+PAIRS=$ENTROPY_QPS_PAIRS
 
 # qps_run POLICY: the pairs under POLICY, captured; roce-qps's report in
-# $rte_out/qps-POLICY.json, the capture's in $CAP.json.
+# $entropy_out/qps-POLICY.json, the capture's in $CAP.json.
 qps_run() {
 	local policy=$1 ga gb rc=0 t=$SECONDS
 
@@ -59,9 +59,9 @@ qps_run() {
 	echo "+ $QPS --pairs $PAIRS --policy $policy (GID indexes $ga, $gb)"
 	timeout 1800 "$QPS" --dev-a rxea --dev-b rxeb --gid-a "$ga" --gid-b "$gb" \
 		--pairs "$PAIRS" --batch 256 --timeout 60 --policy "$policy" --json \
-		> "$rte_out/qps-$policy.json" 2> "$rte_out/qps-$policy.err" || rc=1
+		> "$entropy_out/qps-$policy.json" 2> "$entropy_out/qps-$policy.err" || rc=1
 	capture_end
-	cat "$rte_out/qps-$policy.err"
+	cat "$entropy_out/qps-$policy.err"
 	"$TOOL" pcap "$CAP" --policy "$policy" --json > "$CAP.json" 2> "$CAP.err"
 	[ -s "$CAP.json" ] || { cat "$CAP.err"; rc=1; }
 	echo "  $PAIRS pairs under $policy in $((SECONDS - t)) s (capture and judging included)"
@@ -73,7 +73,7 @@ qps_run() {
 # in the capture), "distinct" (the capture's distinct ports are the
 # predicted number) or "birthday" (within the bound above).
 qps_judge() {
-	python3 - "$rte_out/qps-$1.json" "$CAPS/qps-$1.pcapng.json" "$2" "$A4" "$B4" <<'PY'
+	python3 - "$entropy_out/qps-$1.json" "$CAPS/qps-$1.pcapng.json" "$2" "$A4" "$B4" <<'PY'
 import json, sys
 
 qps_file, cap_file, what, a, b = sys.argv[1:]
@@ -140,7 +140,7 @@ sys.exit(0 if abs(z) <= k else 1)
 PY
 }
 
-[ "$PAIRS" -ge 2 ] || { echo "RTE_QPS_PAIRS must be at least 2"; exit 1; }
+[ "$PAIRS" -ge 2 ] || { echo "ENTROPY_QPS_PAIRS must be at least 2"; exit 1; }
 for policy in rfc mix; do
 	if check "$PAIRS QP pairs under $policy: created, connected, sent" qps_run $policy; then
 		check "$PAIRS QP pairs under $policy: every send completed" qps_judge $policy sends

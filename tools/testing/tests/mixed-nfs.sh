@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # NFS over RDMA in a mixed fleet, two guests (vm/pair.sh): near on our
-# modules, far stock (lib.sh's RTE_FAR=stock, judged as builtin) or ours
-# under RTE_FAR_POLICY (RTE_FAR=ours).  Each guest's nfsd exports a tmpfs
-# over RDMA; under each of near's policies (RTE_MIXED_NFS_POLICIES) near
+# modules, far stock (lib.sh's ENTROPY_FAR=stock, judged as builtin) or ours
+# under ENTROPY_FAR_POLICY (ENTROPY_FAR=ours).  Each guest's nfsd exports a tmpfs
+# over RDMA; under each of near's policies (ENTROPY_MIXED_NFS_POLICIES) near
 # mounts far's export and far mounts near's, over IPv4 and IPv6, writes 1
 # MiB of random data and reads it back the same.  Every mount's rdma_cm
 # connection is captured and judged, each packet under its sender's
@@ -15,19 +15,19 @@
 # RC connections follow the same rules.
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_MIXED_NFS_POLICIES   near's policies, commas between (default
+#   ENTROPY_MIXED_NFS_POLICIES   near's policies, commas between (default
 #                            builtin,off,rfc,mix,rfc+repath)
 STACKS="dist-pair"
 CPUS=1
-: "${RTE_MIXED_NFS_POLICIES:=builtin,off,rfc,mix,rfc+repath}"
+: "${ENTROPY_MIXED_NFS_POLICIES:=builtin,off,rfc,mix,rfc+repath}"
 requires() {
 	_have_pair near
 	_have_knob
 	_have_module nfsd nfsv4 rpcrdma
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-. "$rte_repo/tools/testing/common/mixed-ulp.sh"
+. "$entropy_repo/tools/testing/common/mixed-ulp.sh"
 
 # ulp_up, ulp_down: the NFS servers of both guests, for mixed_ulp.
 ulp_up() {
@@ -45,5 +45,5 @@ ulp_down() {
 	step remote writable_undo
 }
 
-mixed_ulp nfs "$RTE_MIXED_NFS_POLICIES" "$NFS_PORT" 1 client "GUEST's export" \
+mixed_ulp nfs "$ENTROPY_MIXED_NFS_POLICIES" "$NFS_PORT" 1 client "GUEST's export" \
 	"client: its mount's connection" nfs_write_read SERVER MB

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # NVMe over RDMA in a mixed fleet, two guests (vm/pair.sh): near on our
-# modules, far stock (lib.sh's RTE_FAR=stock, judged as builtin) or ours
-# under RTE_FAR_POLICY (RTE_FAR=ours).  Each guest exports a null_blk
+# modules, far stock (lib.sh's ENTROPY_FAR=stock, judged as builtin) or ours
+# under ENTROPY_FAR_POLICY (ENTROPY_FAR=ours).  Each guest exports a null_blk
 # namespace (nvmet-rdma); under each of near's policies
-# (RTE_MIXED_NVME_POLICIES) near's nvme-rdma connects to far's target and
+# (ENTROPY_MIXED_NVME_POLICIES) near's nvme-rdma connects to far's target and
 # far's to near's, over IPv4 and IPv6, writes 1 MiB of random data and
 # reads it back the same.  Every queue's rdma_cm connection is captured
 # and judged, each packet under its sender's policy.  The shape is
@@ -16,19 +16,19 @@
 # whose rdma_cm RC connections follow the same rules.
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_MIXED_NVME_POLICIES   near's policies, commas between (default
+#   ENTROPY_MIXED_NVME_POLICIES   near's policies, commas between (default
 #                             builtin,off,rfc,mix,rfc+repath)
 STACKS="dist-pair"
 CPUS=1
-: "${RTE_MIXED_NVME_POLICIES:=builtin,off,rfc,mix,rfc+repath}"
+: "${ENTROPY_MIXED_NVME_POLICIES:=builtin,off,rfc,mix,rfc+repath}"
 requires() {
 	_have_pair near
 	_have_knob
 	_have_module nvmet nvmet-rdma nvme-rdma null_blk
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-. "$rte_repo/tools/testing/common/mixed-ulp.sh"
+. "$entropy_repo/tools/testing/common/mixed-ulp.sh"
 
 # ulp_up, ulp_down: the NVMe targets of both guests, for mixed_ulp.
 ulp_up() {
@@ -41,5 +41,5 @@ ulp_down() {
 	check "far's nvmet and nvme-rdma unload" remote target_down
 }
 
-mixed_ulp nvme "$RTE_MIXED_NVME_POLICIES" "$NVME_SVC" 2 host GUEST \
+mixed_ulp nvme "$ENTROPY_MIXED_NVME_POLICIES" "$NVME_SVC" 2 host GUEST \
 	"host: every queue's connection" write_read SERVER CLIENT MB

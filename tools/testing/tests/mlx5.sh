@@ -12,15 +12,15 @@ CPUS=1
 requires() {
 	_have_module mlx5_core
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
 # our_mlx5_ib: ours loaded, by insmod of the build, or on a distribution
 # kernel by its modprobe (DKMS's file).
 our_mlx5_ib() {
-	if [ "${rte_dist:-0}" = 1 ]; then
+	if [ "${entropy_dist:-0}" = 1 ]; then
 		step modprobe mlx5_ib
 	else
-		step insmod "$rte_modules/mlx5_ib.ko"
+		step insmod "$entropy_modules/mlx5_ib.ko"
 	fi
 }
 

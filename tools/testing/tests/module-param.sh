@@ -16,13 +16,13 @@
 #
 # The parameters are compat/0002's, the DKMS build's: dist-more runs it on
 # Debian's kernel with DKMS's build, with the opt-in line hidden
-# (RTE_DIST_OPTIN=0), since it starts from the default, builtin.
+# (ENTROPY_DIST_OPTIN=0), since it starts from the default, builtin.
 STACKS="compat dist"
 CPUS=1
 requires() {
 	_have_module_param ib_core roce_entropy
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
 PARAM=/sys/module/ib_core/parameters/roce_entropy
 RPARAM=/sys/module/ib_core/parameters/roce_repath

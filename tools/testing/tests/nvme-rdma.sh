@@ -6,7 +6,7 @@
 # connects through the router (nvme-cli), writes random data and reads it
 # back; IPv4, then IPv6.  Every rdma_cm connection of the NVMe queues
 # (admin and I/O, both ways, CM messages included) is captured and judged
-# by roce-entropy pcap under the ports' policy (RTE_NVME_POLICY).  Needs a
+# by roce-entropy pcap under the ports' policy (ENTROPY_NVME_POLICY).  Needs a
 # kernel with nvmet-rdma, nvme-rdma and null_blk as modules: the test
 # kernel's (over our RDMA stack) or the distribution's.
 #
@@ -15,17 +15,17 @@
 # kernel's lifecycle row.
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_NVME_POLICY   the ports' policy (default rfc)
+#   ENTROPY_NVME_POLICY   the ports' policy (default rfc)
 STACKS="ours compat dist"
 CPUS=2  # an I/O queue per CPU
-: "${RTE_NVME_POLICY:=rfc}"
+: "${ENTROPY_NVME_POLICY:=rfc}"
 requires() {
 	_have_knob
 	_have_module nvmet nvmet-rdma nvme-rdma null_blk
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-POLICY=$RTE_NVME_POLICY
+POLICY=$ENTROPY_NVME_POLICY
 
 # judged FAMILY: the NVMe connections of FAMILY (4 or 6) in the capture:
 # at least the admin queue and the I/O queues (nvme-rdma makes no more than

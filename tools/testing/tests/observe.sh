@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What the kernel shows of the entropy it programmed, on live connections of
-# every type, under each policy of RTE_OBSERVE_POLICIES:
+# every type, under each policy of ENTROPY_OBSERVE_POLICIES:
 #   cm4        roce-ping, rdma_cm RC over IPv4;
 #   cm6        roce-ping over IPv6 with a flow label of its own (sin6_flowinfo);
 #   rc         ibv_rc_pingpong, RC without rdma_cm;
@@ -20,7 +20,7 @@
 #     the dump, and the UD AHs' (udaddy's active side: the CM ports' flow
 #     label);
 #   - `roce-entropy audit` on the live host: every connected QP agrees.
-# The dumps stay in $rte_out/observe/POLICY/ (the tools' tests keep some).
+# The dumps stay in $entropy_out/observe/POLICY/ (the tools' tests keep some).
 # On the kernel's own modules (STOCK=1) the test is a skip: they have
 # none of these.
 #
@@ -28,12 +28,12 @@
 # DKMS's build's resource dump and trace events show it.
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_OBSERVE_POLICIES   the policies, commas between (default
+#   ENTROPY_OBSERVE_POLICIES   the policies, commas between (default
 #                          rfc,mix,builtin)
 STACKS="ours compat dist"
 CPUS=1
-: "${RTE_OBSERVE_POLICIES:=rfc,mix,builtin}"
-. "$rte_repo/tools/testing/lib.sh"
+: "${ENTROPY_OBSERVE_POLICIES:=rfc,mix,builtin}"
+. "$entropy_repo/tools/testing/lib.sh"
 
 TRACE=/sys/kernel/tracing
 PORT4=7481 PORT6=7482 RC_PORT=18517 UD_PORT=18518 UDADDY_PORT=7174
@@ -384,7 +384,7 @@ check_audit() {
 phase() {
 	local t0=$SECONDS ok=1
 
-	POLICY=$1 D=$rte_out/observe/$1 L=$LOGS/observe-$1 HOLD=$rte_out/observe/$1/hold
+	POLICY=$1 D=$entropy_out/observe/$1 L=$LOGS/observe-$1 HOLD=$entropy_out/observe/$1/hold
 	CONNECTED=()
 	mkdir -p "$D"
 	check "the knob takes $POLICY on both devices" set_policy "$POLICY" || return
@@ -427,7 +427,7 @@ phase() {
 }
 
 t0=$SECONDS
-if [ "$rte_stock" = 1 ]; then
+if [ "$entropy_stock" = 1 ]; then
 	skip "the kernel's own modules have no roce_entropy attributes or events"
 	done_testing
 	exit
@@ -437,7 +437,7 @@ if ! check "the roce_entropy trace events exist and are enabled" tracing_on; the
 	exit
 fi
 found=$(policies_found) # put back at the end
-for policy in $(echo "$RTE_OBSERVE_POLICIES" | tr , ' '); do
+for policy in $(echo "$ENTROPY_OBSERVE_POLICIES" | tr , ' '); do
 	phase "$policy"
 done
 step policies_back "$found"

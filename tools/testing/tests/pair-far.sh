@@ -8,7 +8,7 @@ CPUS=1
 requires() {
 	_have_pair far
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
 check "far ran near's commands until near was done" far_agent
 done_testing

@@ -14,24 +14,24 @@
 #
 # The example's option is ib_core's parameter, compat/0002's: dist-more
 # runs it on Debian's kernel with DKMS's build, with the opt-in line
-# hidden (RTE_DIST_OPTIN=0), since it starts from the default, builtin.
+# hidden (ENTROPY_DIST_OPTIN=0), since it starts from the default, builtin.
 STACKS="compat dist"
 CPUS=1
 requires() {
 	_have_module_param ib_core roce_entropy
 	_have_program udevadm /lib/systemd/systemd-udevd
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-CONF=$rte_repo/tools/packaging/roce-entropy.conf
-RULES=$rte_repo/tools/packaging/70-roce-entropy.rules
+CONF=$entropy_repo/tools/packaging/roce-entropy.conf
+RULES=$entropy_repo/tools/packaging/70-roce-entropy.rules
 PARAM=/sys/module/ib_core/parameters/roce_entropy
 KNOB_A=/sys/class/infiniband/rxea/ports/1/roce_entropy
 KNOB_B=/sys/class/infiniband/rxeb/ports/1/roce_entropy
 MODROOT=/tmp/persist-modroot
 REL=$(uname -r)
 MODPROBE_ROOT=(-d "$MODROOT")
-[ "${rte_dist:-0}" = 0 ] || MODPROBE_ROOT=()
+[ "${entropy_dist:-0}" = 0 ] || MODPROBE_ROOT=()
 
 reads() { [ "$(cat "$1")" = "$2" ]; }
 
@@ -42,11 +42,11 @@ modroot() {
 
 	rm -rf $MODROOT
 	mkdir -p $MODROOT/lib/modules
-	cp -as "$rte_modroot/lib/modules/$REL" $MODROOT/lib/modules/ || return 1
+	cp -as "$entropy_modroot/lib/modules/$REL" $MODROOT/lib/modules/ || return 1
 	for m in $RDMA_MODULES; do
 		f=$(find $MODROOT/lib/modules/$REL -name "$m.ko") || return 1
 		[ -n "$f" ] || { echo "  $m.ko is not in the test kernel's modules"; return 1; }
-		rm "$f" && cp "$rte_modules/$m.ko" "$f" || return 1
+		rm "$f" && cp "$entropy_modules/$m.ko" "$f" || return 1
 	done
 	step depmod -b $MODROOT "$REL"
 }
@@ -74,7 +74,7 @@ readd_and_settle() {
 }
 
 dmesg_at=$(dmesg | wc -l)
-[ "${rte_dist:-0}" = 1 ] || check "our modules in a module tree for modprobe" modroot
+[ "${entropy_dist:-0}" = 1 ] || check "our modules in a module tree for modprobe" modroot
 check "the stack unloaded" vm_unload_stack
 check "modprobe with the shipped roce-entropy.conf loads the stack" load_with_conf
 check "... ib_core's parameter is the example's opt-in, rfc" reads $PARAM rfc

@@ -17,7 +17,7 @@ CPUS=1
 requires() {
 	_have_knob
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
 KNOB_A=/sys/class/infiniband/rxea/ports/1/roce_entropy
 KNOB_B=/sys/class/infiniband/rxeb/ports/1/roce_entropy

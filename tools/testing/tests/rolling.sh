@@ -6,7 +6,7 @@
 #   1. Both on the kernel's own RDMA modules: near booted with STOCK=1,
 #      far with the escape hatch (roce_entropy.stock=1).
 #   2. Far boots again onto the package's modules at their default, before
-#      the opt-in (RTE_DIST_OPTIN=0: builtin).
+#      the opt-in (ENTROPY_DIST_OPTIN=0: builtin).
 #   3. Near changes its RDMA stack for ours in place: every RDMA user
 #      stopped, the kernel's own modules unloaded, ours loaded, rxea made
 #      again (for RDMA, what its reboot would do).
@@ -27,7 +27,7 @@ requires() {
 	_have_pair near
 	_have_module nvmet nvmet-rdma nvme-rdma null_blk
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
 MB=1
 # nvme connect: retry every second, for up to five minutes
@@ -39,8 +39,8 @@ KEEP="--reconnect-delay=1 --ctrl-loss-tmo=300"
 # again on a0.
 near_becomes_ours() {
 	target_down && vm_unload_stack rxea || return 1
-	rte_stock=0
-	[ ! -d "$rte_modules/modroot" ] || rte_modroot=$rte_modules/modroot
+	entropy_stock=0
+	[ ! -d "$entropy_modules/modroot" ] || entropy_modroot=$entropy_modules/modroot
 	vm_load_stack && step rdma link add rxea type rxe netdev a0 &&
 		wait_for 10 port_active rxea && wait_for 10 rxe_has_gid rxea "$A6"
 }
@@ -91,7 +91,7 @@ check "near's host holds a session to far's target, $MB MiB written and read bac
 	eval "nvme_connect $B4 $A4 $KEEP && nvme_io $MB"
 
 echo "# phase 2: far reboots onto the package's modules, not opted in"
-check "far boots again onto DKMS's modules" far_reboot VM_APPEND= RTE_DIST_OPTIN=0
+check "far boots again onto DKMS's modules" far_reboot VM_APPEND= ENTROPY_DIST_OPTIN=0
 capture_start p2-session
 nvme_io $MB > "$LOGS/p2-io.out" 2>&1 &
 io=$!
@@ -126,7 +126,7 @@ echo "# phase 4: both opt in"
 check "far's host ends its session to near" remote nvme disconnect -n $NQN
 check "near's host holds a session to far's target again" nvme_connect $B4 $A4 $KEEP
 check "near opts in: rxea under rfc" near_knobs rfc
-check "far boots again with the package's opt-in line" far_reboot RTE_DIST_OPTIN=1
+check "far boots again with the package's opt-in line" far_reboot ENTROPY_DIST_OPTIN=1
 FAR_POLICY=rfc
 check "far runs our ib_core, rxeb under rfc" far_is rfc
 capture_start p4-session

@@ -6,7 +6,7 @@
 # the router.
 STACKS="ours compat stock dist"
 CPUS=1
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
 router_rx() {
 	ip netns exec r cat /sys/class/net/a1/statistics/rx_packets \
@@ -27,7 +27,7 @@ rping_ok() {
 	[ $((after - before)) -ge 12 ]
 }
 
-if [ "$rte_stock" != 1 ]; then
+if [ "$entropy_stock" != 1 ]; then
 	for m in ib_core rdma_cm rdma_rxe ib_cm iw_cm ib_uverbs rdma_ucm; do
 		check "loaded $m is ours (our build, out of tree)" module_is_ours $m
 	done

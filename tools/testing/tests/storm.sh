@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Toggle storm: RTE_STORM_WRITES writes to each port's knob (rxea and rxeb),
-# cycling through RTE_STORM_POLICIES with the two ports a step apart, while
+# Toggle storm: ENTROPY_STORM_WRITES writes to each port's knob (rxea and rxeb),
+# cycling through ENTROPY_STORM_POLICIES with the two ports a step apart, while
 # 16 rdma_cm connections move data: 8 long ones (roce-ping --until, IPv4
 # and IPv6) and 8 that connect, ping and disconnect over and over (4 loops
-# of 2).  The writes are spread over at least RTE_STORM_SECONDS, so that
+# of 2).  The writes are spread over at least ENTROPY_STORM_SECONDS, so that
 # many connections start and end during the storm.  Everything is captured
 # in the router namespace.  Every client must complete, the kernel must
 # stay quiet, and each connection's packets (CM MADs and data, both ways)
@@ -25,22 +25,22 @@
 # test kernel only: a load test runs the same code under more connections.
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_STORM_WRITES     writes to each port's knob (default 10000)
-#   RTE_STORM_SECONDS    the writes last at least this long (default 60)
-#   RTE_STORM_POLICIES   the cycle, commas between (default off,rfc,mix)
+#   ENTROPY_STORM_WRITES     writes to each port's knob (default 10000)
+#   ENTROPY_STORM_SECONDS    the writes last at least this long (default 60)
+#   ENTROPY_STORM_POLICIES   the cycle, commas between (default off,rfc,mix)
 STACKS="ours"
 CPUS=2  # races
-: "${RTE_STORM_WRITES:=10000}"
-: "${RTE_STORM_SECONDS:=60}"
-: "${RTE_STORM_POLICIES:=off,rfc,mix}"
+: "${ENTROPY_STORM_WRITES:=10000}"
+: "${ENTROPY_STORM_SECONDS:=60}"
+: "${ENTROPY_STORM_POLICIES:=off,rfc,mix}"
 requires() {
 	_have_knob
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-WRITES=$RTE_STORM_WRITES
-PACE=$RTE_STORM_SECONDS
-POLICIES=$RTE_STORM_POLICIES
+WRITES=$ENTROPY_STORM_WRITES
+PACE=$ENTROPY_STORM_SECONDS
+POLICIES=$ENTROPY_STORM_POLICIES
 STOP=/tmp/storm.stop
 LONG_PER_FAMILY=4
 LOOPS=4 # of 2 connections each
@@ -56,7 +56,7 @@ short_loop() {
 		if ! timeout 120 "$PING" client --bind "$3" --server "$2" --connections 2 \
 			--messages 20 > "/tmp/short-$i-$runs.log" 2>&1; then
 			failed=$((failed + 1))
-			cp "/tmp/short-$i-$runs.log" "$rte_out/storm-short-$i-$runs.log"
+			cp "/tmp/short-$i-$runs.log" "$entropy_out/storm-short-$i-$runs.log"
 		fi
 		runs=$((runs + 1))
 	done

@@ -11,7 +11,7 @@ CPUS=1
 requires() {
 	_have_knob
 }
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
 # What the checks read of a capture (capture_fields).
 REQ_FIELDS="infiniband.cm.req.localqpn infiniband.cm.req.ip_cm.sport
@@ -42,9 +42,9 @@ knob_switch_fail() {
 	rc=1
 	echo "  $1"
 	for f in server long short; do
-		[ -s "$rte_out/switch-$f.log" ] || continue
+		[ -s "$entropy_out/switch-$f.log" ] || continue
 		echo "  $f:"
-		tail -n 5 "$rte_out/switch-$f.log" | sed 's/^/    /'
+		tail -n 5 "$entropy_out/switch-$f.log" | sed 's/^/    /'
 	done
 	return 1
 }
@@ -62,16 +62,16 @@ knob_switch() {
 	set_policy rfc
 	rm -f $stop
 	capture_start switch
-	"$PING" server --bind "$B4" > "$rte_out/switch-server.log" 2>&1 &
+	"$PING" server --bind "$B4" > "$entropy_out/switch-server.log" 2>&1 &
 	spid=$!
 	wait_for 10 cm_listening "$B4" || knob_switch_fail "the server did not listen"
-	"${client[@]}" --until $stop > "$rte_out/switch-long.log" 2>&1 &
+	"${client[@]}" --until $stop > "$entropy_out/switch-long.log" 2>&1 &
 	lpid=$!
 	# connected (its route, and so its flow label, resolved under rfc)
 	wait_for 60 cm_connected 1 ||
 		knob_switch_fail "the first connection did not connect"
 	step set_policy mix
-	timeout 120 "${client[@]}" > "$rte_out/switch-short.log" 2>&1 ||
+	timeout 120 "${client[@]}" > "$entropy_out/switch-short.log" 2>&1 ||
 		knob_switch_fail "the second connection failed (exit $?)"
 	sleep 1 # the first connection pings on under mix
 	touch $stop
@@ -123,11 +123,11 @@ many() {
 			rc=1
 			echo "  client $((i - 1)) did not connect in 60 s"
 		fi
-		rping -c -a "$B4" -I "$A4" -C 60 > "$rte_out/many-$i.log" 2>&1 &
+		rping -c -a "$B4" -I "$A4" -C 60 > "$entropy_out/many-$i.log" 2>&1 &
 		pids+=($!)
 	done
 	for i in $(seq $n); do
-		pid=${pids[$((i - 1))]} log=$rte_out/many-$i.log
+		pid=${pids[$((i - 1))]} log=$entropy_out/many-$i.log
 		if ! wait_for 120 gone "$pid"; then
 			kill "$pid"
 			rc=1

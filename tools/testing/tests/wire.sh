@@ -24,7 +24,7 @@
 #                    each (IPv4 only: perftest 4.5 resolves an rdma_cm
 #                    server as IPv4 alone, "Address family for hostname not
 #                    supported" for fd02::2).
-# On our modules the pass runs under each policy of RTE_WIRE_POLICIES set
+# On our modules the pass runs under each policy of ENTROPY_WIRE_POLICIES set
 # through the knob, with re-path on (roce_repath): nothing is lost, so no
 # QP may move; on the kernel's own (STOCK=1: no knob) once, judged as
 # builtin, which must be what stock 6.12 does: one predictor judges both.
@@ -45,12 +45,12 @@
 # rows', against a stock host and between two policies.
 #
 # Parameters (the row's VAR=value, or the environment):
-#   RTE_WIRE_POLICIES   the policies, commas between (default
+#   ENTROPY_WIRE_POLICIES   the policies, commas between (default
 #                       builtin,rfc,mix,off)
 STACKS="ours compat stock dist"
 CPUS=1
-: "${RTE_WIRE_POLICIES:=builtin,rfc,mix,off}"
-. "$rte_repo/tools/testing/lib.sh"
+: "${ENTROPY_WIRE_POLICIES:=builtin,rfc,mix,off}"
+. "$entropy_repo/tools/testing/lib.sh"
 
 # The rdma_cm service ports that tell the types apart in a capture (udaddy
 # and rping both use 7174, in the UDP and TCP port spaces).
@@ -307,7 +307,7 @@ port_rule() {
 }
 
 t0=$SECONDS
-if [ "$rte_stock" = 1 ]; then
+if [ "$entropy_stock" = 1 ]; then
 	pass stock
 else
 	found=$(policies_found) # put back at the end
@@ -315,7 +315,7 @@ else
 	# would put a connection's packets off their prediction.
 	check "re-path on for every pass" set_repath on
 	moves0="$(repath_moves rxea) $(repath_moves rxeb)"
-	for policy in $(echo "$RTE_WIRE_POLICIES" | tr , ' '); do
+	for policy in $(echo "$ENTROPY_WIRE_POLICIES" | tr , ' '); do
 		pass "$policy"
 	done
 	moves1="$(repath_moves rxea) $(repath_moves rxeb)"

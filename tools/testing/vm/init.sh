@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # PID 1 of the test VM (see run.sh): mount the basics, load the RDMA stack,
 # build the standard topology, run the tests, report on the "result" virtio
-# port and power off.  Settings come from the kernel command line (rte_*),
+# port and power off.  Settings come from the kernel command line (entropy_*),
 # which the kernel hands to init as environment.
 #
-# The run's results are one KTAP document, $rte_out/results.ktap: a test per
+# The run's results are one KTAP document, $entropy_out/results.ktap: a test per
 # script, whose own results are its subtests, and last the kernel log.  A
 # script prints what it likes; its "ok N"/"not ok N" lines (lib.sh's check)
 # are its results and every other line becomes a diagnostic, so that the
@@ -18,8 +18,8 @@ export HOME=/root LANG=C.UTF-8
 mount -t proc proc /proc
 # What an initramfs loaded before this init ran (run.sh VM_INITRD=: the
 # distribution's own initramfs; the tests' initramfs loads 9p only).
-rte_early_modules=$(cut -d ' ' -f 1 /proc/modules | tr '\n' ' ')
-export rte_early_modules
+entropy_early_modules=$(cut -d ' ' -f 1 /proc/modules | tr '\n' ' ')
+export entropy_early_modules
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
@@ -35,8 +35,8 @@ mount -t tmpfs tmpfs /run
 mkdir -p /run/host-tmp
 mount --bind /tmp /run/host-tmp
 mount -t tmpfs tmpfs /tmp
-for p in "$rte_repo" "$rte_out" "$rte_cache" "$rte_ksrc" "$rte_modroot" \
-	"$rte_modules"; do
+for p in "$entropy_repo" "$entropy_out" "$entropy_cache" "$entropy_ksrc" "$entropy_modroot" \
+	"$entropy_modules"; do
 	case $p in
 	/tmp/*)
 		mkdir -p "$p"
@@ -44,9 +44,9 @@ for p in "$rte_repo" "$rte_out" "$rte_cache" "$rte_ksrc" "$rte_modroot" \
 		;;
 	esac
 done
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$rte_out"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$entropy_out"
 # One guest of two (vm/pair.sh): the directory both share.
-if [ -n "${rte_pair:-}" ]; then
+if [ -n "${entropy_pair:-}" ]; then
 	mkdir -p /run/rte-pair
 	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 pair /run/rte-pair ||
 		echo "init: the directory the two guests share did not mount" >&2
@@ -59,8 +59,8 @@ mount -t tmpfs tmpfs /var/tmp 2>/dev/null
 # of /usr/lib, its changes in the guest's memory, gives it them, empty.
 # Without the overlay module, the runs that need the tree say what is
 # missing.
-if [ ! -d /usr/lib/modules ] || [ -n "${rte_distroot:-}" ]; then
-	modprobe -d "${rte_distroot:-$rte_modroot}" overlay &&
+if [ ! -d /usr/lib/modules ] || [ -n "${entropy_distroot:-}" ]; then
+	modprobe -d "${entropy_distroot:-$entropy_modroot}" overlay &&
 		mkdir -p /run/usr-lib/upper /run/usr-lib/work &&
 		mount -t overlay overlay \
 			-o lowerdir=/usr/lib,upperdir=/run/usr-lib/upper,workdir=/run/usr-lib/work /usr/lib &&
@@ -71,27 +71,27 @@ fi
 # that root's modules and modprobe configuration (the package's escape
 # hatch, /usr/lib/modprobe.d and /usr/lib/roce-entropy, among it), as its
 # kernel would see them booted there.
-if [ -n "${rte_distroot:-}" ]; then
-	mount --bind "$rte_distroot/usr/lib/modules" /usr/lib/modules
+if [ -n "${entropy_distroot:-}" ]; then
+	mount --bind "$entropy_distroot/usr/lib/modules" /usr/lib/modules
 	for d in modprobe.d roce-entropy; do
-		[ ! -d "$rte_distroot/usr/lib/$d" ] ||
-			mount --bind "$rte_distroot/usr/lib/$d" "/usr/lib/$d"
+		[ ! -d "$entropy_distroot/usr/lib/$d" ] ||
+			mount --bind "$entropy_distroot/usr/lib/$d" "/usr/lib/$d"
 	done
-	mount --bind "$rte_distroot/etc/modprobe.d" /etc/modprobe.d
-	# RTE_DIST_OPTIN=0: that modprobe.d without the package's opt-in line,
+	mount --bind "$entropy_distroot/etc/modprobe.d" /etc/modprobe.d
+	# ENTROPY_DIST_OPTIN=0: that modprobe.d without the package's opt-in line,
 	# so that DKMS's modules load at their default, as the tests written
 	# for the test kernel's runs expect.
-	if [ "${RTE_DIST_OPTIN:-1}" = 0 ]; then
+	if [ "${ENTROPY_DIST_OPTIN:-1}" = 0 ]; then
 		mount -t tmpfs tmpfs /etc/modprobe.d
-		cp -a "$rte_distroot/etc/modprobe.d/." /etc/modprobe.d/
+		cp -a "$entropy_distroot/etc/modprobe.d/." /etc/modprobe.d/
 		rm -f /etc/modprobe.d/roce-entropy.conf
 	fi
 fi
 hostname rte-vm
 
-. "$rte_repo/tools/testing/lib.sh"
+. "$entropy_repo/tools/testing/lib.sh"
 
-KTAP=$rte_out/results.ktap
+KTAP=$entropy_out/results.ktap
 
 # nest FILE: a script's output as a subtest block: header, plan, results in
 # order, everything else a diagnostic; indented by four spaces.
@@ -126,25 +126,25 @@ skip_reason() {
 	echo "${reason:-the test exited $SKIPPED, skipped, without a SKIP: line}"
 }
 
-# cpus_ok: the kernel runs on every CPU QEMU gives the guest (rte_cpus).
+# cpus_ok: the kernel runs on every CPU QEMU gives the guest (entropy_cpus).
 # A race test on one CPU proves nothing: rxe's completer and responder
 # never run at the same moment there.
 cpus_ok() {
 	local online
 
 	online=$(grep -c '^processor' /proc/cpuinfo)
-	[ "$online" = "${rte_cpus:-1}" ] && return 0
-	echo "init: the kernel runs on $online CPU(s) of the ${rte_cpus:-1} QEMU gives it" \
+	[ "$online" = "${entropy_cpus:-1}" ] && return 0
+	echo "init: the kernel runs on $online CPU(s) of the ${entropy_cpus:-1} QEMU gives it" \
 		"(possible: $(cat /sys/devices/system/cpu/possible)): its configuration does not find them" >&2
 	return 1
 }
 
-IFS=, read -r -a scripts <<< "$rte_scripts"
+IFS=, read -r -a scripts <<< "$entropy_scripts"
 echo "KTAP version 1" > "$KTAP"
 echo "1..$((${#scripts[@]} + 1))" >> "$KTAP"
 
 status=1
-if [ -n "${rte_pair:-}" ]; then
+if [ -n "${entropy_pair:-}" ]; then
 	topology=vm_pair_topology
 else
 	topology=vm_topology
@@ -157,12 +157,12 @@ if cpus_ok && vm_load_stack && $topology; then
 		name=$(basename "$s" .sh)
 		echo "==> running $name"
 		t=$SECONDS
-		(cd /tmp && bash "$s") 2>&1 | tee "$rte_out/$name.out"
+		(cd /tmp && bash "$s") 2>&1 | tee "$entropy_out/$name.out"
 		rc=${PIPESTATUS[0]}
 		reason=
-		[ "$rc" != $SKIPPED ] || reason=$(skip_reason "$rte_out/$name.out")
-		echo "time: $((SECONDS - t)) s" >> "$rte_out/$name.out"
-		nest "$rte_out/$name.out" >> "$KTAP"
+		[ "$rc" != $SKIPPED ] || reason=$(skip_reason "$entropy_out/$name.out")
+		echo "time: $((SECONDS - t)) s" >> "$entropy_out/$name.out"
+		nest "$entropy_out/$name.out" >> "$KTAP"
 		if [ -n "$reason" ]; then
 			echo "ok $n $name # SKIP $reason" >> "$KTAP"
 			continue
@@ -176,10 +176,10 @@ else
 	done
 fi
 # near is done: far's agent ends
-[ "${rte_pair:-}" != near ] || pair_done
-vm_dmesg_clean > "$rte_out/kernel-log.out" 2>&1
+[ "${entropy_pair:-}" != near ] || pair_done
+vm_dmesg_clean > "$entropy_out/kernel-log.out" 2>&1
 rc=$?
-cat "$rte_out/kernel-log.out"
+cat "$entropy_out/kernel-log.out"
 result $((${#scripts[@]} + 1)) "$rc" "kernel log: no warning, bug, oops or sanitizer report"
 [ "$rc" = 0 ] || status=1
 

@@ -15,10 +15,10 @@
 #               (tools/testing/fleet.sh makes d; default VM_ROOT=/)
 # VM_INITRD=f   with VM_KERNEL: boot initramfs f instead, the root's own
 #               (initramfs-tools' init, with 9p and the modules it lists)
-# RTE_DEBUG=1   the debug kernel (kernel-debug.config), and by default the
+# ENTROPY_DEBUG=1   the debug kernel (kernel-debug.config), and by default the
 #               modules built against it (build/debug/modules)
 # VM_MODULES=d  our modules from d (default build/modules, or
-#               build/debug/modules with RTE_DEBUG=1); modprobe takes the
+#               build/debug/modules with ENTROPY_DEBUG=1); modprobe takes the
 #               kernel's modules from d/modroot where make modules made one
 #               (the ULPs built against the series' headers), from the
 #               test kernel's own module tree otherwise (compat, stock)
@@ -31,13 +31,13 @@
 # VM_OUT=dir    the run's output directory (default build/vm/<stamp>);
 #               build/vm/last points to the newest run of either kind
 # VM_STACK=s    the stack of tools/testing/runs that this boot is (ours,
-#               compat, stock, dist, ...): the guest's rte_stack, which its
+#               compat, stock, dist, ...): the guest's entropy_stack, which its
 #               init and tests may read
 # VM_PAIR=role  one guest of two (vm/pair.sh starts them): near or far,
 # VM_PAIR_DIR=d a directory both share (guest: /run/rte-pair), and
 # VM_PAIR_NET=l:r a virtio NIC (eth0) whose frames go to and come from
 #               UDP ports l and r on 127.0.0.1, the other guest's r and l
-# RTE_*=value   passed to the scripts' environment
+# ENTROPY_*=value   passed to the scripts' environment
 . "$(dirname "$0")/../../buildlib/common.sh"
 
 [ $# -ge 1 ] || die "usage: tools/testing/vm/run.sh SCRIPT [SCRIPT...]"
@@ -75,7 +75,7 @@ else
 	kernel=$KBUILD/arch/x86/boot/bzImage
 	[ -f "$KBUILD/.built-ok" ] || die "no test kernel: run 'make kernel'"
 	[ "${STOCK:-0}" = 1 ] || [ -f "$modules/ib_core.ko" ] ||
-		die "no modules in $modules: run 'make modules'${RTE_DEBUG:+ with RTE_DEBUG=$RTE_DEBUG}"
+		die "no modules in $modules: run 'make modules'${ENTROPY_DEBUG:+ with ENTROPY_DEBUG=$ENTROPY_DEBUG}"
 	[ "${STOCK:-0}" = 1 ] || [ ! -d "$modules/modroot" ] || MODROOT=$modules/modroot
 fi
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing: run 'make deps'"
@@ -152,18 +152,18 @@ append="$append init=$REPO/tools/testing/vm/init.sh panic=-1 oops=panic"
 # from the log instead (tests/kcsan-reports.sh), and every other warning
 # as all runs do (init's kernel log check).
 pow=1
-[ "${RTE_DEBUG:-0}" != kcsan ] || pow=0
+[ "${ENTROPY_DEBUG:-0}" != kcsan ] || pow=0
 append="$append panic_on_warn=$pow loglevel=4 net.ifnames=0"
-append="$append rte_repo=$REPO rte_out=$out rte_scripts=$scripts"
-append="$append rte_modules=$modules rte_modroot=$MODROOT rte_ksrc=$KSRC rte_cache=$CACHE"
-append="$append rte_cpus=$cpus"
-append="$append rte_stock=${STOCK:-0} rte_dist=$([ -n "${VM_KERNEL:-}" ] && echo 1 || echo 0)"
-[ "${vm_root:-/}" = / ] || append="$append rte_distroot=$vm_root"
-[ -z "${VM_PAIR:-}" ] || append="$append rte_pair=$VM_PAIR"
-[ -z "${VM_STACK:-}" ] || append="$append rte_stack=$VM_STACK"
+append="$append entropy_repo=$REPO entropy_out=$out entropy_scripts=$scripts"
+append="$append entropy_modules=$modules entropy_modroot=$MODROOT entropy_ksrc=$KSRC entropy_cache=$CACHE"
+append="$append entropy_cpus=$cpus"
+append="$append entropy_stock=${STOCK:-0} entropy_dist=$([ -n "${VM_KERNEL:-}" ] && echo 1 || echo 0)"
+[ "${vm_root:-/}" = / ] || append="$append entropy_distroot=$vm_root"
+[ -z "${VM_PAIR:-}" ] || append="$append entropy_pair=$VM_PAIR"
+[ -z "${VM_STACK:-}" ] || append="$append entropy_stack=$VM_STACK"
 [ -z "${VM_APPEND:-}" ] || append="$append $VM_APPEND"
-# RTE_* variables reach the scripts' environment.
-for v in $(compgen -e | grep '^RTE_' || true); do
+# ENTROPY_* variables reach the scripts' environment.
+for v in $(compgen -e | grep '^ENTROPY_' || true); do
 	case ${!v} in
 	*' '*|'') die "$v: values must be non-empty, without spaces" ;;
 	esac

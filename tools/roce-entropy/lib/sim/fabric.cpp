@@ -357,7 +357,7 @@ Record fabric_report(const FabricRuns &runs)
 		                     cal.one_flow, cal.flows, cal.pinned,
 		                     bottleneck ? "the fabric is the bottleneck"
 		                                : "NOT the fabric's rate: rxe's CPU limits, "
-		                                  "lower RTE_FABRIC_RATE"));
+		                                  "lower ENTROPY_FABRIC_RATE"));
 	} else {
 		ok = false;
 		r.add_text("calibration: missing (the fabric's capacity was not shown)\n");
