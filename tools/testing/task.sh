@@ -39,17 +39,34 @@ err=${err:+$LOGS/$err}
 # Our own scripts run their own make -jN: Make's jobserver is not theirs.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
-# slot: wait for a free guest slot; its lock is held by the descriptor,
-# which CMD and what it starts inherit.
+# slot: wait for a free guest slot, in the order the guests' jobs came
+# (Make starts them longest first): each takes a ticket, and only the
+# one that has waited longest tries the slots.  Without the tickets a job that
+# Make starts as another ends takes the slot that job left before the
+# waiting ones look again, and the longest row could wait to the end.
+# The slot's lock is held by the descriptor, which CMD and what it starts
+# inherit.
 slot() {
-	local i fd jobs=${VM_JOBS:-2}
+	local i fd q ticket serving jobs=${VM_JOBS:-2}
 
+	exec {q}> "$LOGS/slot.queue"
+	flock "$q"
+	read -r ticket 2> /dev/null < "$LOGS/slot.next" || ticket=0
+	echo $((ticket + 1)) > "$LOGS/slot.next"
+	flock -u "$q"
 	while :; do
-		for ((i = 0; i < jobs; i++)); do
-			exec {fd}> "$LOGS/slot.$i"
-			flock -n "$fd" && return
-			exec {fd}>&-
-		done
+		read -r serving 2> /dev/null < "$LOGS/slot.serving" || serving=0
+		if [ "$ticket" = "$serving" ]; then
+			for ((i = 0; i < jobs; i++)); do
+				exec {fd}> "$LOGS/slot.$i"
+				if flock -n "$fd"; then
+					echo $((ticket + 1)) > "$LOGS/slot.serving"
+					exec {q}>&-
+					return
+				fi
+				exec {fd}>&-
+			done
+		fi
 		sleep 1
 	done
 }
