@@ -5,7 +5,7 @@
 # (tools/testing/check.mk) lists them and runs each as a job of its own.
 #
 #   tools/testing/row.sh list MODE ROWS STACK...
-#        the names of MODE's rows (check, debug or kcsan) whose stack is
+#        the names of MODE's rows (check, debug, kcsan or quick) whose stack is
 #        one of STACK, in the table's order; ROWS ("a b", or empty for
 #        all): only those
 #   tools/testing/row.sh names MODE ROWS
