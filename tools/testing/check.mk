@@ -28,9 +28,9 @@ TASK := LOGS=$(L) $(T)/task.sh
 
 # rows STACK...: the rows of this mode on those stacks
 rows = $(shell $(T)/row.sh list $(MODE) '$(ROWS)' $(1))
-ROWS_OURS := $(call rows,ours compat stock)
-ROWS_DIST := $(if $(DIST),$(call rows,dist dist-initrd dist-pair stock-dist-pair))
-ROWS_REMOVED := $(if $(DIST),$(call rows,dist-removed dist-initrd-removed))
+ROWS_OURS := $(call rows,@ours)
+ROWS_DIST := $(if $(DIST),$(call rows,@dist))
+ROWS_REMOVED := $(if $(DIST),$(call rows,@removed))
 row = $(patsubst %,$(L)/vm-%.rc,$(1))
 
 ifeq ($(MODE),check)

@@ -162,8 +162,7 @@ ksrc_init
 count_file ktap "$LOGS/test-headers.ktap" "the tests' headers and the rows (tools/testing/test-headers.sh)"
 # Debian's own kernel, when a row boots it
 dist=
-if [ "$mode" = check ] && [ -n "$("$TESTING/row.sh" list "$mode" "$ROWS" dist dist-initrd \
-	dist-pair stock-dist-pair dist-removed dist-initrd-removed)" ]; then
+if [ "$mode" = check ] && [ -n "$("$TESTING/row.sh" list "$mode" "$ROWS" @dist @removed)" ]; then
 	dist=$(dist_release) || die "no linux-source-6.12 package: the dist rows need its version"
 fi
 demo=0
@@ -315,17 +314,17 @@ rows() {
 	"$TESTING/row.sh" list "$mode" "$ROWS" "$@"
 }
 
-for name in $(rows ours compat stock); do row_count "$name"; done
+for name in $(rows @ours); do row_count "$name"; done
 if [ -n "$dist" ]; then
 	say "results of the packages on a Debian 12 root, Linux $dist"
 	ran fleet-root && timed fleet-root "the Debian root (downloaded once, then cached)"
 	count_task deb "make deb: dpkg-buildpackage, lintian without errors or warnings"
 	count_task deb-prev "make deb of an older version, to upgrade from"
 	count_ktap fleet-install fleet-install.ktap "apt install and upgrade, DKMS for Linux $dist"
-	for name in $(rows dist dist-initrd dist-pair stock-dist-pair); do row_count "$name"; done
+	for name in $(rows @dist); do row_count "$name"; done
 	count_ktap fleet-updates fleet-updates.ktap "kernel updates, Secure Boot, OFED"
 	count_ktap fleet-purge fleet-purge.ktap "apt purge"
-	for name in $(rows dist-removed dist-initrd-removed); do row_count "$name"; done
+	for name in $(rows @removed); do row_count "$name"; done
 fi
 
 # judged ID REPORT DESCRIPTION FILTER: a result per line "true|false what"

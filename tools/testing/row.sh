@@ -7,7 +7,13 @@
 #   tools/testing/row.sh list MODE ROWS STACK...
 #        the names of MODE's rows (check, debug, kcsan or quick) whose stack is
 #        one of STACK, in the table's order; ROWS ("a b", or empty for
-#        all): only those
+#        all): only those.  A STACK of @ours, @dist or @removed is a group:
+#        the stacks that boot the test kernel, those that boot Debian's
+#        kernel from the fleet's root with ours installed, and those that
+#        boot it after the purge (make check runs and counts each group in
+#        its own place)
+#   tools/testing/row.sh stacks
+#        every stack a row may name, the groups' in order
 #   tools/testing/row.sh names MODE ROWS
 #        fails, naming them, unless every name of ROWS is a row of MODE
 #   tools/testing/row.sh run NAME
@@ -21,6 +27,13 @@
 
 TESTING=$REPO/tools/testing
 RUNS_TABLE=$TESTING/runs
+
+# the groups of stacks (list's @GROUP)
+declare -A GROUPS_OF=(
+	[ours]="ours compat stock"
+	[dist]="dist dist-initrd dist-pair stock-dist-pair"
+	[removed]="dist-removed dist-initrd-removed"
+)
 
 # rows MODE: "name stack timeout words..." of MODE's rows.
 rows() {
@@ -98,12 +111,24 @@ run() {
 case ${1:-} in
 list)
 	[ $# -ge 4 ] || die "usage: row.sh list MODE ROWS STACK..."
-	mode=$2 only=$3
+	mode=$2 only=$3 stacks=
 	shift 3
+	for s in "$@"; do
+		case $s in
+		@*)
+			[ -n "${GROUPS_OF[${s#@}]:-}" ] || die "row.sh list: no group $s (@ours, @dist, @removed)"
+			stacks+=" ${GROUPS_OF[${s#@}]}"
+			;;
+		*) stacks+=" $s" ;;
+		esac
+	done
 	while read -r name stack _; do
 		[ -z "$only" ] || [[ " $only " == *" $name "* ]] || continue
-		[[ " $* " == *" $stack "* ]] && echo "$name"
+		[[ "$stacks " == *" $stack "* ]] && echo "$name"
 	done < <(rows "$mode")
+	;;
+stacks)
+	echo "${GROUPS_OF[ours]}" "${GROUPS_OF[dist]}" "${GROUPS_OF[removed]}"
 	;;
 names)
 	[ $# = 3 ] || die "usage: row.sh names MODE ROWS"
@@ -117,6 +142,6 @@ run)
 	run "$2"
 	;;
 *)
-	die "usage: tools/testing/row.sh list MODE ROWS STACK... | names MODE ROWS | run NAME"
+	die "usage: tools/testing/row.sh list MODE ROWS STACK... | stacks | names MODE ROWS | run NAME"
 	;;
 esac

@@ -24,7 +24,7 @@
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-STACKS_KNOWN="ours compat stock dist dist-initrd dist-removed dist-initrd-removed dist-pair stock-dist-pair"
+STACKS_KNOWN=$("$HERE/row.sh" stacks)
 MODES_KNOWN="check debug kcsan quick"
 # The ENTROPY_* settings a row may give that are no test's parameter, read
 # for the whole boot: ENTROPY_DEBUG (vm/run.sh: the debug kernels),
