@@ -16,7 +16,7 @@ trap 'echo "error: ${BASH_SOURCE[0]##*/}:$LINENO: \"$BASH_COMMAND\" failed (exit
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/roce-entropy}
 BUILD=$REPO/build
-JOBS=${JOBS:-$(nproc)}
+JOBS=$(nproc)
 FRAGMENT=$REPO/tools/testing/vm/kernel.config
 # ENTROPY_DEBUG=1 (make check-debug): the debug kernel, kernel-debug.config
 # merged on top, in a cache directory of its own; the modules built against
@@ -319,8 +319,8 @@ read_kconfig() {
 		die "$cfg: the kernel's kconfig refused it (above): fix or remove it"
 	CFG_REPATH=$(sed -n 's/^CONFIG_ROCE_ENTROPY_REPATH=//p' "$cfg")
 	CFG_KUNIT=$(sed -n 's/^CONFIG_ROCE_ENTROPY_KUNIT_TEST=//p' "$cfg")
-	CFG_REPATH=${CFG_REPATH:-n}
-	CFG_KUNIT=${CFG_KUNIT:-n}
+	[ -n "$CFG_REPATH" ] || CFG_REPATH=n
+	[ -n "$CFG_KUNIT" ] || CFG_KUNIT=n
 }
 
 # sync_tree SRC DST [rsync options]: copy changed files only, so that make

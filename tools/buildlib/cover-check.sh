@@ -22,14 +22,13 @@
 #     what the kernel's Sphinx build trips over first).
 # Then the checks themselves: the cover letter without the series' first
 # export must fail, so must a patch that names the kABI, and so must a
-# table with text in its column margin.  COVER=FILE, RFC_COVER=FILE and
-# COMPAT_README=FILE check other texts.
+# table with text in its column margin.
 . "$(dirname "$0")/common.sh"
 
 PSET=$BUILD/patchset-check
-COVER=${COVER:-$REPO/patches/cover-letter.txt}
-RFC_COVER=${RFC_COVER:-$REPO/patches/rfc/cover-letter.txt}
-COMPAT_README=${COMPAT_README:-$REPO/compat/README.md}
+COVER=$REPO/patches/cover-letter.txt
+RFC_COVER=$REPO/patches/rfc/cover-letter.txt
+COMPAT_README=$REPO/compat/README.md
 ksrc_init rdma >&2
 # shellcheck source=/dev/null # the kernel tree's
 . "$KSRC/$KTAP_HELPERS"

@@ -36,7 +36,9 @@ PACKAGES="
 	$TOOLS_PACKAGES $FUZZ_PACKAGES $DEB_PACKAGES
 "
 
-# install_missing PACKAGE...: apt-get install those not installed.
+# install_missing PACKAGE...: apt-get install those not installed; apt-get
+# update once a run (APT_UPDATED).
+APT_UPDATED=
 install_missing() {
 	local p missing='' sudo=''
 
@@ -53,7 +55,7 @@ install_missing() {
 		sudo=sudo
 	fi
 	export DEBIAN_FRONTEND=noninteractive
-	[ -n "${APT_UPDATED:-}" ] || $sudo apt-get update -qq ||
+	[ -n "$APT_UPDATED" ] || $sudo apt-get update -qq ||
 		die "apt-get update failed: check the Debian mirror"
 	APT_UPDATED=1
 	# shellcheck disable=SC2086

@@ -6,16 +6,15 @@
 # which finds length checks off by a byte or two).
 #   fuzz.sh [SECONDS] [TARGET...]   SECONDS per target (default 30);
 #                                   TARGET: capture, cli (default both)
-# FUZZ_DIR=<dir> builds and runs elsewhere (default build/tools-fuzz).
 # The seeds, tools/roce-entropy/fuzz/corpus/<target>/, are only read: what a
-# run finds goes to $FUZZ_DIR/run/<target>/corpus, a crash, leak, timeout or
-# out-of-memory input to $FUZZ_DIR/run/<target>/artifacts.  Prints one
-# "fuzz <target>: ok ..." or "fuzz <target>: FAIL ..." line per target and
-# exits 1 if any failed.
+# run finds goes to build/tools-fuzz/run/<target>/corpus, a crash, leak,
+# timeout or out-of-memory input to build/tools-fuzz/run/<target>/artifacts.
+# Prints one "fuzz <target>: ok ..." or "fuzz <target>: FAIL ..." line per
+# target and exits 1 if any failed.
 . "$(dirname "$0")/common.sh"
 
 src=$REPO/tools/roce-entropy
-dir=${FUZZ_DIR:-$BUILD/tools-fuzz}
+dir=$BUILD/tools-fuzz
 secs=${1:-30}
 [ $# = 0 ] || shift
 targets=${*:-capture cli}

@@ -46,10 +46,10 @@ N=${ENTROPY_DEMO_CONNECTIONS:-64}
 LINKS=${ENTROPY_DEMO_LINKS:-8}
 MESSAGES=${ENTROPY_DEMO_MESSAGES:-20}
 SEED=${ENTROPY_DEMO_SEED:-1234}
-ECMP_LINKS=$LINKS ECMP_SEED=$SEED
 . "$entropy_repo/tools/testing/lib.sh"
 . "$entropy_repo/tools/testing/ecmp-core.sh"
 . "$entropy_repo/tools/demo/failover.sh"
+ECMP_LINKS=$LINKS ECMP_SEED=$SEED
 POLICIES=(builtin off rfc mix)
 HOPS=4
 CM_SPORTS=50000 USERS_SPORTS=51000

@@ -423,23 +423,22 @@ calibrate() {
 		>> "$RUNS"
 }
 
-# The failure act: a permutation twice, on a whole fabric and with the
-# leaf uplink that carried most in its first FAIL_AFTER seconds black-holed
-# then (leaf to spine; ecmp-core.sh's way: the leaf's neighbour entry for
-# the spine gets a MAC nobody has, the route stays, as when a link silently
-# drops), under
-# FAIL_POLICIES: rfc with re-path off and on (rfc+repath), stock.  Its QPs
-# time out after 4.096 us * 2^16 (268 ms; shorter WRITEs keep the queues
-# below it) and give up after 6 retries (rxe takes 7 as "for ever"); the
-# others go on (--keep-going).
-FAIL_BYTES=${ENTROPY_FABRIC_FAIL_BYTES:-1048576}
-FAIL_AFTER=${ENTROPY_FABRIC_FAIL_AFTER:-0.5}
+# The failure act: a permutation of FAIL_BYTES a flow twice, on a whole
+# fabric and with the leaf uplink that carried most in its first
+# FAIL_AFTER seconds black-holed then (leaf to spine; ecmp-core.sh's way:
+# the leaf's neighbour entry for the spine gets a MAC nobody has, the
+# route stays, as when a link silently drops), under FAIL_POLICIES: rfc
+# with re-path off and on (rfc+repath), stock.  Its QPs time out after
+# 4.096 us * 2^16 (268 ms; shorter WRITEs keep the queues below it) and
+# give up after 6 retries (rxe takes 7 as "for ever"); the others go on
+# (--keep-going).  Constants, not ENTROPY_FABRIC_* settings.
+FAIL_BYTES=1048576
+FAIL_AFTER=0.5
 if [ "$entropy_stock" = 1 ]; then
 	FAIL_POLICIES=(stock)
 else
-	IFS=, read -r -a FAIL_POLICIES <<< "${ENTROPY_FABRIC_FAIL_POLICIES:-rfc,rfc+repath}"
+	FAIL_POLICIES=(rfc rfc+repath)
 fi
-[ "${ENTROPY_FABRIC_FAILOVER:-1}" = 1 ] || FAIL_POLICIES=()
 
 # blackhole on|off L S: leaf L's uplink to spine S drops what the leaf
 # sends (on) or carries it again (off).

@@ -28,7 +28,7 @@
 # shellcheck source=tools/buildlib/common.sh
 . "$(dirname "$0")/../buildlib/common.sh"
 
-fabric=${FABRIC_OUT:-$BUILD/fabric}
+fabric=$BUILD/fabric
 if [ "${1:-}" = smoke ]; then
 	fabric=$BUILD/fabric-smoke
 	export ENTROPY_FABRIC_HOSTS=${ENTROPY_FABRIC_HOSTS:-2} ENTROPY_FABRIC_BYTES=${ENTROPY_FABRIC_BYTES:-65536}

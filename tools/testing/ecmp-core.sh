@@ -19,8 +19,10 @@
 # steady connections through black holes, the failover test's and the
 # demo's act alike.
 
-ECMP_LINKS=${ECMP_LINKS:-8}
-ECMP_SEED=${ECMP_SEED:-1234}
+# The links, and the routers' fib_multipath_hash_seed: constants (make
+# demo's ecmp.sh sets its own after sourcing this file).
+ECMP_LINKS=8
+ECMP_SEED=1234
 # A MAC no interface has (locally administered).
 ECMP_NOWHERE=02:00:5e:00:de:ad
 

@@ -12,12 +12,16 @@
 # The failover runs' settings: the QP's timeout (4.096 us * 2^N) and
 # retry count (rxe takes 7 as "retry forever": 6 is the most that ends),
 # a message every FAILOVER_INTERVAL ms per connection, the gaps listed from
-# FAILOVER_STALL_MIN ms, each black hole FAILOVER_HOLE s.
-FAILOVER_QP_TIMEOUT=${FAILOVER_QP_TIMEOUT:-14}
-FAILOVER_RETRY=${FAILOVER_RETRY:-6}
-FAILOVER_INTERVAL=${FAILOVER_INTERVAL:-50}
-FAILOVER_STALL_MIN=${FAILOVER_STALL_MIN:-150}
-FAILOVER_HOLE=${FAILOVER_HOLE:-2}
+# FAILOVER_STALL_MIN ms, each black hole FAILOVER_HOLE s; ECMP_BOTH_BUSIEST
+# (ecmp_failover's).  Constants, not read from the environment: the
+# failover test sets FAILOVER_HOLE (its ENTROPY_FAILOVER_HOLE) and the
+# demo's act FAILOVER_STALL_MIN after sourcing this file.
+FAILOVER_QP_TIMEOUT=14
+FAILOVER_RETRY=6
+FAILOVER_INTERVAL=50
+FAILOVER_STALL_MIN=150
+FAILOVER_HOLE=2
+ECMP_BOTH_BUSIEST=0
 FAILOVER_PORT=7481 FAILOVER_SPORT_BASE=50000
 ECMP_TRACE=/sys/kernel/tracing
 
@@ -54,9 +58,10 @@ ecmp_flowing() {
 # one acknowledged) under the ports' current policy and re-path setting;
 # once they flow, FAILOVER_HOLE s without loss, then the link that carried
 # the most black-holed for FAILOVER_HOLE s in each DIR (ab, ba, both) in
-# turn, restored after each; with ECMP_BOTH_BUSIEST=1, "both" takes the
-# link that carried the most in the phase before it (failover.sh; make
-# demo keeps one link for every phase).  Leaves OUT.json (the client's report),
+# turn, restored after each; with ECMP_BOTH_BUSIEST=1 (failover.sh gives
+# it for the call: ECMP_BOTH_BUSIEST=1 ecmp_failover ...), "both" takes
+# the link that carried the most in the phase before it (make demo keeps
+# one link for every phase).  Leaves OUT.json (the client's report),
 # OUT.err, OUT.server.log, OUT.trace (the trace buffer's repath events),
 # OUT.link (the link) and OUT.phases: a line per phase ("quiet", then each
 # DIR): its name, its start and end (ms since the epoch, as the client's
@@ -99,7 +104,7 @@ ecmp_failover() {
 		# "both" comes after the one-way phases, which moved the
 		# connections off LINK: with ECMP_BOTH_BUSIEST=1 it takes the
 		# link that carried the most since the phase before began.
-		if [ "$dir" = both ] && [ "${ECMP_BOTH_BUSIEST:-0}" = 1 ]; then
+		if [ "$dir" = both ] && [ "$ECMP_BOTH_BUSIEST" = 1 ]; then
 			link=$(ecmp_busiest)
 			echo "  both ways: link $link carried the most in the phase before"
 		fi

@@ -31,10 +31,12 @@ nap() {
 }
 
 # wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
-# ENTROPY_WAIT_SCALE=N multiplies SECONDS: the debug kernel (make check-debug)
-# runs everything several times slower under TCG.
+# ENTROPY_WAIT_SCALE=N multiplies SECONDS (WAIT_SCALE, for the tests' own
+# timeouts too): the debug kernel (make check-debug) runs everything
+# several times slower under TCG.
+WAIT_SCALE=${ENTROPY_WAIT_SCALE:-1}
 wait_for() {
-	local deadline=$((SECONDS + $1 * ${ENTROPY_WAIT_SCALE:-1}))
+	local deadline=$((SECONDS + $1 * WAIT_SCALE))
 
 	shift
 	until "$@" >/dev/null 2>&1; do

@@ -166,6 +166,8 @@ iser_up() {
 	wait_for 10 grep -q @ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix
 }
 
+# The portal of iser_data's session, until iser_close logs it out.
+ISER_PORTAL=
 iser_data() {
 	local portal before dev rc=0
 
@@ -189,7 +191,7 @@ iser_session_gone() {
 iser_close() {
 	local what="iSER over IPv$1 under $2: logout" at reports rc=0 warn gone=1
 
-	[ -n "${ISER_PORTAL:-}" ] || return 0
+	[ -n "$ISER_PORTAL" ] || return 0
 	at=$(dmesg | wc -l)
 	read -r warn < /proc/sys/kernel/panic_on_warn
 	step sysctl -qw kernel.panic_on_warn=0

@@ -189,7 +189,7 @@ copy_up() {
 
 pinned_run() {
 	local out=$LOGS/pinned qp="--qp-timeout $FAILOVER_QP_TIMEOUT --retry-count 7"
-	local pids=() i rc=0
+	local pids=() i rc=0 copy_fl
 
 	set_repath on || return 1
 	echo > $ECMP_TRACE/trace
@@ -215,8 +215,10 @@ pinned_run() {
 		."roce-flow-label"' "$out.before.json")
 	echo "  the copy takes the label of one of the others: $PINNED_COPY_FL"
 	[[ $PINNED_COPY_FL =~ ^[0-9]+$ ]] && [ "$PINNED_COPY_FL" != 0 ] || rc=1
+	copy_fl=$PINNED_COPY_FL
+	[ -n "$copy_fl" ] || copy_fl=1 # a label all the same (rc is 1 already)
 	"$PING" client --bind "$A6" --server "$B6" --port $PINNED_PORT --connections 1 \
-		--flow-label "${PINNED_COPY_FL:-1}" --until "$out.stop" \
+		--flow-label "$copy_fl" --until "$out.stop" \
 		--interval $FAILOVER_INTERVAL --one-way --keep-going $qp --timeout 10 \
 		> "$out.copy.log" 2>&1 &
 	pids+=($!)

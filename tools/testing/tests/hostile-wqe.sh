@@ -44,7 +44,7 @@ POLICIES=$ENTROPY_HOSTILE_POLICIES
 POLICIES=${POLICIES//,/ }
 # The hostile av.port_num values; 1 would be the valid one.
 AV_PORTS="2 255"
-SCALE=${ENTROPY_WAIT_SCALE:-1}
+SCALE=$WAIT_SCALE # ENTROPY_WAIT_SCALE's (base.sh)
 
 dmesg_start=$(dmesg | wc -l)
 
