@@ -23,8 +23,8 @@
 #   fleet.sh umount                     unmount everything
 #
 # KTAP on stdout, the commands' output in $LOGDIR (default build/check).
-# FLEET (default build/fleet) holds the mounts; the distribution-kernel VM
-# runs boot A's kernel with A's modules (run.sh VM_ROOT=).
+# build/fleet holds the mounts; the distribution-kernel VM runs boot A's
+# kernel with A's modules (row.sh: VM_ROOT=build/fleet/a/root).
 #
 # The helpers are in fleet/ (the root, the KTAP results, the judges of a
 # root's state, the packages and stubs put in it); the tests of updates
@@ -34,7 +34,7 @@ set +e
 trap - ERR
 
 LOGDIR=${LOGDIR:-$BUILD/check}
-FLEET=${FLEET:-$BUILD/fleet}
+FLEET=$BUILD/fleet
 NAME=roce-entropy
 mkdir -p "$LOGDIR"
 
@@ -148,7 +148,7 @@ install_pkgs() {
 # skip with that reason.  fleet_test sees the caller's locals (bash's
 # dynamic scope): they carry the state the tests share.
 run_tests() {
-	local t n why
+	local t n why start
 
 	for t in "$1"/[0-9][0-9][0-9]-*.sh; do
 		unset -f requires fleet_test
@@ -156,6 +156,7 @@ run_tests() {
 		# shellcheck source=/dev/null # each test is linted on its own
 		. "$t"
 		n=$KTAP_TESTNO
+		start=$SECONDS
 		if declare -F requires > /dev/null && ! why=$(requires); then
 			while [ "$KTAP_TESTNO" -lt $((n + RESULTS)) ]; do
 				skip_result "${t##*/}, result $((KTAP_TESTNO - n + 1)) of $RESULTS" "$why"
@@ -165,6 +166,7 @@ run_tests() {
 		fi
 		[ $((KTAP_TESTNO - n)) = "$RESULTS" ] ||
 			echo "# ${t##*/} printed $((KTAP_TESTNO - n)) results, not its RESULTS=$RESULTS"
+		echo "# ${t##*/}: $((SECONDS - start)) s"
 	done
 }
 
