@@ -48,6 +48,8 @@
 #                         (debhelper, lintian-clean), for a host:
 #                         apt install ./build/deb/roce-entropy-*_<version>_*.deb
 #   make kernel           the QEMU test kernel, cached outside the repo
+#   make mainline-src     the mainline tree patches/mainline-base pins
+#                         (Debian's linux-source-7.3), fetched once into the cache
 #   make vm-run SCRIPT=f  boot the test VM with our modules and run f
 #
 # KSRC=<6.12 tree> overrides Debian's linux-source-6.12; CACHE=<dir> moves
@@ -58,7 +60,7 @@ TOOLS := tools/buildlib
 BUILD := build
 
 .PHONY: deb dkms-build all deps deps-tools deps-fuzz deps-deb kernel modules tools kunit vm-run check check-debug demo bench fabric \
-	clean help patchset series-check fuzz iproute2 rdma-core series-edit series-export src final lint oldconfig
+	clean help patchset series-check fuzz iproute2 rdma-core series-edit series-export src final lint oldconfig mainline-src
 
 all: modules
 
@@ -74,6 +76,9 @@ deps-tools deps-fuzz deps-deb:
 
 kernel: deps
 	@$(TOOLS)/kernel.sh
+
+mainline-src: deps
+	@$(TOOLS)/mainline-src.sh
 
 # KDIR=/lib/modules/<release>/build: against that installed 6.12 kernel
 # (no test kernel, no package installs: what DKMS runs).
