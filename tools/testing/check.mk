@@ -30,6 +30,8 @@ TASK := LOGS=$(L) $(T)/task.sh
 rows = $(shell $(T)/row.sh list $(MODE) '$(ROWS)' $(1))
 ROWS_OURS := $(call rows,@ours)
 ROWS_DIST := $(if $(DIST),$(call rows,@dist))
+# the dist rows whose near guest boots the test kernel (its modules too)
+ROWS_DIST_NEAR := $(if $(DIST),$(call rows,stock-dist-pair))
 ROWS_REMOVED := $(if $(DIST),$(call rows,@removed))
 row = $(patsubst %,$(L)/vm-%.rc,$(1))
 
@@ -47,6 +49,10 @@ STAGES := $(L)/lint.rc
 FUZZ :=
 endif
 DEMOS := $(if $(filter 1,$(DEMO)),$(L)/demo.rc $(L)/fabric.rc)
+# What a guest of Debian's kernel needs: ours installed in the fleet's root
+# (DKMS built them there, from the packages), the tools, iproute2's rdma;
+# not the series check, which it never waits for.
+DISTREADY := $(L)/fleet-install.rc $(L)/tools.rc $(L)/iproute2.rc
 FLEET_JOBS := $(if $(DIST),$(L)/fleet-purge.rc)
 
 all: $(VMREADY) $(STAGES) $(call row,$(ROWS_REMOVED)) $(FLEET_JOBS) \
@@ -92,7 +98,7 @@ $(L)/cover.rc: $(L)/series-check.rc
 $(L)/kconfig.rc: $(L)/series-check.rc
 	@$(TASK) -o kconfig.ktap -e kconfig.log kconfig $(B)/kconfig-check.sh
 
-$(L)/iproute2.rc: $(firstword $(VMREADY))
+$(L)/iproute2.rc: $(L)/kernel.rc
 	@$(TASK) -g iproute2 $(B)/iproute2.sh
 
 # ---- the guests ----
@@ -125,13 +131,16 @@ $(L)/fleet-install.rc: $(L)/deb.rc $(L)/deb-prev.rc $(L)/fleet-root.rc
 	@$(TASK) -o fleet-install.ktap fleet-install env LOGDIR=$(L) \
 		$(T)/fleet.sh install $(BUILD)/deb $(BUILD)/deb-prev
 
-$(call row,$(ROWS_DIST)): $(L)/vm-%.rc: $(L)/fleet-install.rc $(VMREADY)
+$(call row,$(ROWS_DIST)): $(L)/vm-%.rc: $(DISTREADY)
 	@$(TASK) -v vm-$* env DIST=$(DIST) $(T)/row.sh run $*
 
-# the kernel updates in a root over the first: after the guests are ready,
-# as the guests' own rows
-$(L)/fleet-updates.rc: $(L)/fleet-install.rc $(VMREADY)
-	@$(TASK) -o fleet-updates.ktap fleet-updates env LOGDIR=$(L) $(T)/fleet.sh updates $(BUILD)/deb
+$(call row,$(ROWS_DIST_NEAR)): $(VMREADY)
+
+# the kernel updates in a root over the first, the longest job: from the
+# moment the first root is done, at nice 10, in what the series check and
+# the guests leave of the CPUs
+$(L)/fleet-updates.rc: $(L)/fleet-install.rc
+	@$(TASK) -n -o fleet-updates.ktap fleet-updates env LOGDIR=$(L) $(T)/fleet.sh updates $(BUILD)/deb
 
 $(L)/fleet-purge.rc: $(L)/fleet-updates.rc $(call row,$(ROWS_DIST))
 	@$(TASK) -o fleet-purge.ktap fleet-purge env LOGDIR=$(L) $(T)/fleet.sh purge
