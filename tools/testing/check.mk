@@ -6,7 +6,7 @@
 # their slots; default 2: a TCG guest keeps about one host core busy, and a
 # third made make check slower) and beside them two of the jobs that wait
 # on apt, dpkg or the disk more than they compute (the fleet's kernel
-# updates, the packages, libFuzzer at nice 10).  Each job is
+# updates and libFuzzer at nice 10, the packages).  Each job is
 # tools/testing/task.sh, which leaves $(L)/ID.rc, ID.time and ID.log: the
 # file targets here.  A job's failure stops what waits on it only when it
 # is a gate (task.sh -g: the test kernel, our modules, the tools); every
