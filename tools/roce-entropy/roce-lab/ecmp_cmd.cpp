@@ -6,9 +6,9 @@
 #include <map>
 
 #include "args/args.h"
+#include "lab/ecmp_report.h"
+#include "lab/failover.h"
 #include "lab_commands.h"
-#include "sim/ecmp_report.h"
-#include "sim/failover.h"
 #include "sim/simulate.h"
 
 namespace roce

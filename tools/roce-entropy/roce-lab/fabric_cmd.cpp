@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-// fabric-report: make fabric's jobs judged (lib/sim/fabric.h); a table (or
+// fabric-report: make fabric's jobs judged (lib/lab/fabric.h); a table (or
 // JSON), the report as a file and a chart, and with --against how this
 // run's cells agree with an earlier run's.  Exit status 1 when the
 // calibration did not show the fabric as the bottleneck.
 #include <fstream>
 
 #include "args/args.h"
+#include "lab/fabric.h"
 #include "lab_commands.h"
-#include "sim/fabric.h"
 
 namespace roce
 {

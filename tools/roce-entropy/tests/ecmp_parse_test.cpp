@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "lab/ecmp_report.h"
 #include "lab_cli.h"
-#include "sim/ecmp_report.h"
 
 namespace roce
 {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/ecmp_report.h"
+#include "lab/ecmp_report.h"
 
 namespace roce
 {

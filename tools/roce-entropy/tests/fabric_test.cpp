@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "args/args.h"
-#include "sim/fabric.h"
+#include "lab/fabric.h"
+#include "sim/fabric_ideal.h"
 
 namespace roce
 {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "cli_run.h"
-#include "sim/failover.h"
+#include "lab/failover.h"
 
 namespace roce
 {

@@ -3,8 +3,9 @@
 // hold: every QP of a job takes the uplink its source leaf's hash of its
 // packets' headers picks (a spine reaches a leaf by one link), and the
 // job needs at least its busiest link's bytes over that link's rate.  That
-// bound over the ideal (every packet sprayed evenly: fabric.h) is what
-// hashing costs the job; the flows' sharing of links can only add to it.
+// bound over the ideal (every packet sprayed evenly: fabric_ideal.h) is
+// what hashing costs the job; the flows' sharing of links can only add to
+// it.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 #include <vector>
 
 #include "entropy/entropy.h"
-#include "sim/fabric.h"
+#include "sim/fabric_ideal.h"
 #include "sim/simulate.h"
 
 namespace roce

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 // The demo's runs judged (judge) and written as the report and the SVG.
-#include "sim/ecmp_report.h"
+#include "lab/ecmp_report.h"
 
 #include <algorithm>
 #include <numeric>
 
-#include "sim/ecmp_names.h"
+#include "lab/ecmp_names.h"
 #include "sim/svg.h"
 
 namespace roce

@@ -2,7 +2,7 @@
 // The failover act's timeline (write_failover_svg()).
 #include <algorithm>
 
-#include "sim/failover.h"
+#include "lab/failover.h"
 #include "sim/svg.h"
 
 namespace roce

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "sim/ecmp_report.h"
+#include "lab/ecmp_report.h"
 
 namespace roce
 {

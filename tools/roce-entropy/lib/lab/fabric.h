@@ -14,28 +14,10 @@
 #include <vector>
 
 #include "output/record.h"
+#include "sim/fabric_ideal.h"
 
 namespace roce
 {
-
-struct FabricTopology {
-	unsigned leaves = 0, spines = 0, hosts_per_leaf = 0;
-	double rate_kbit = 0; // every link, each way
-
-	unsigned hosts() const
-	{
-		return leaves * hosts_per_leaf;
-	}
-	unsigned leaf_of(unsigned host) const
-	{
-		return host / hosts_per_leaf;
-	}
-};
-
-struct FabricFlow {
-	unsigned src = 0, dst = 0; // host indexes
-	double seconds = 0;        // when its last byte was acknowledged
-};
 
 struct FabricJob {
 	std::string policy, hash, job, connect;
@@ -83,17 +65,6 @@ struct FabricRuns {
 // is not a job, a calibration, a failure act or a plan ({"plan": {"jobs":
 // N, "failover": M}}), or whose hosts or links do not fit its topology.
 FabricRuns parse_fabric_runs(std::istream &in, const std::string &name);
-
-// The ideal completion time of FLOWS, BYTES each, on TOPO: the busiest
-// link's bytes over its rate when every flow's bytes are spread evenly
-// over every path (a host's own link carries all it sends or receives; a
-// leaf's uplinks share what leaves it for other leaves, a leaf's downlinks
-// from the spines what enters it).
-double fabric_ideal_seconds(const FabricTopology &topo, const std::vector<FabricFlow> &flows,
-                            std::uint64_t bytes);
-
-// The nearest-rank percentile P (0-100] of VALUES; 0 for none.
-double nearest_rank(std::vector<double> values, double p);
 
 struct JobFigures {
 	double jct = 0, ideal = 0, p50 = 0, p99 = 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // make fabric's jobs judged (fabric.h).
-#include "sim/fabric.h"
+#include "lab/fabric.h"
 
 #include <algorithm>
 #include <cmath>
@@ -182,7 +182,7 @@ std::string baseline_of(const Cells &c)
 // by less than the report's two decimals from one seed to another.
 constexpr unsigned kSimTrials = 256;
 
-// The cell simulated (fabric_sim.h) under POLICY ("stock" sends what
+// The cell simulated (sim/fabric_sim.h) under POLICY ("stock" sends what
 // builtin does; "ideal", a random port and label per QP): the same
 // topology, job, QPs and connection, each leaf's pick a keyed hash of the
 // headers as Linux's fib_multipath_hash is.  Nothing for a job, hash or
@@ -268,37 +268,6 @@ FabricRuns parse_fabric_runs(std::istream &in, const std::string &name)
 	if (runs.jobs.empty())
 		throw UsageError(name + ": no job");
 	return runs;
-}
-
-double fabric_ideal_seconds(const FabricTopology &topo, const std::vector<FabricFlow> &flows,
-                            std::uint64_t bytes)
-{
-	std::vector<double> out(topo.hosts()), in(topo.hosts()), up(topo.leaves), down(topo.leaves);
-	double busiest = 0;
-
-	for (const auto &f : flows) {
-		out[f.src] += static_cast<double>(bytes);
-		in[f.dst] += static_cast<double>(bytes);
-		if (topo.leaf_of(f.src) != topo.leaf_of(f.dst)) {
-			up[topo.leaf_of(f.src)] += static_cast<double>(bytes) / topo.spines;
-			down[topo.leaf_of(f.dst)] += static_cast<double>(bytes) / topo.spines;
-		}
-	}
-	for (const auto *v : {&out, &in, &up, &down})
-		for (double b : *v)
-			busiest = std::max(busiest, b);
-	return busiest * 8 / (topo.rate_kbit * 1000);
-}
-
-double nearest_rank(std::vector<double> values, double p)
-{
-	if (values.empty())
-		return 0;
-	std::sort(values.begin(), values.end());
-	const auto n = static_cast<double>(values.size());
-	auto rank = static_cast<std::size_t>(std::ceil(p / 100 * n));
-	rank = std::clamp<std::size_t>(rank, 1, values.size());
-	return values[rank - 1];
 }
 
 JobFigures job_figures(const FabricJob &job)

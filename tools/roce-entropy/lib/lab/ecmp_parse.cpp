@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // The demo's raw result (make demo's raw.json) read into EcmpRuns: which
 // capture connection is which demo connection, packets per link.
-#include "sim/ecmp_report.h"
+#include "lab/ecmp_report.h"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "entropy/entropy.h"
-#include "sim/ecmp_names.h"
+#include "lab/ecmp_names.h"
 
 namespace roce
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "sim/failover.h"
+#include "lab/failover.h"
 
 #include <algorithm>
 #include <cmath>
