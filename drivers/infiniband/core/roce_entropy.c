@@ -9,8 +9,8 @@
  * The policy of a port lives in its struct ib_port_data, reached through
  * ib_port_roce(), and so shares the device's lifetime: set from the default
  * when the device registers, freed with the device.  It counts only on
- * devices whose driver declares, with IBK_ROCE_ENTROPY, that it follows the
- * policy; every other port keeps the builtin choice.
+ * devices whose driver declares that it follows the policy (IBK_ROCE_ENTROPY,
+ * or half of it); every other port keeps the builtin choice.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -229,19 +229,42 @@ static struct attribute *roce_entropy_attrs[] = {
 };
 
 /**
+ * rdma_entropy_port_scope - what the driver of a port programs of its policy
+ * @dev: the device
+ * @port: the port number
+ *
+ * A driver declares it: IBK_ROCE_ENTROPY_SPORT, the UDP source port;
+ * IBK_ROCE_ENTROPY_FLOW_LABEL, the flow label, the port being the device's
+ * own choice; IBK_ROCE_ENTROPY, both.
+ *
+ * Return: what the driver declares of the two, 0 for a port that is not
+ * RoCE v2 (no UDP header to put the entropy in) or a device whose driver
+ * follows no policy.
+ */
+u64 rdma_entropy_port_scope(struct ib_device *dev, u32 port)
+{
+	u64 scope = dev->attrs.kernel_cap_flags & IBK_ROCE_ENTROPY;
+
+	if (!scope || !rdma_protocol_roce_udp_encap(dev, port))
+		return 0;
+
+	return scope;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_port_scope);
+
+/**
  * rdma_entropy_port_has_knob - whether a port has the roce_entropy knob
  * @dev: the device
  * @port: the port number
  *
- * RoCE v2 ports, which carry a UDP header to put the entropy in, of devices
- * whose driver follows the policy (IBK_ROCE_ENTROPY).
+ * The RoCE v2 ports of devices whose driver programs some of the policy
+ * (rdma_entropy_port_scope()).
  *
  * Return: true when the port has the knob.
  */
 bool rdma_entropy_port_has_knob(struct ib_device *dev, u32 port)
 {
-	return (dev->attrs.kernel_cap_flags & IBK_ROCE_ENTROPY) &&
-	       rdma_protocol_roce_udp_encap(dev, port);
+	return rdma_entropy_port_scope(dev, port);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_port_has_knob);
 

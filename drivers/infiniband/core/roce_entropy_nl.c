@@ -8,10 +8,24 @@
  * (roce_entropy.c); nldev.c calls in here.
  */
 
+#include <kunit/visibility.h>
 #include <net/netlink.h>
 #include <rdma/rdma_netlink.h>
 
 #include "core_priv.h"
+
+/* The bits of enum rdma_nl_roce_entropy_scope for rdma_entropy_port_scope() */
+static u8 rdma_entropy_nl_scope(u64 scope)
+{
+	u8 nl = 0;
+
+	if (scope & IBK_ROCE_ENTROPY_SPORT)
+		nl |= RDMA_NL_ROCE_ENTROPY_SCOPE_SPORT;
+	if (scope & IBK_ROCE_ENTROPY_FLOW_LABEL)
+		nl |= RDMA_NL_ROCE_ENTROPY_SCOPE_FLOW_LABEL;
+
+	return nl;
+}
 
 /**
  * rdma_entropy_nl_fill_port - a port's policy in its PORT_GET message
@@ -19,19 +33,28 @@
  * @dev: the device
  * @port: a valid port number
  *
- * Only ports that have the roce_entropy knob have a policy to show.
+ * Only ports that have the roce_entropy knob have a policy to show, with
+ * what their driver programs of it.
  *
  * Return: 0, or -EMSGSIZE when @msg is full.
  */
 int rdma_entropy_nl_fill_port(struct sk_buff *msg, struct ib_device *dev,
 			      u32 port)
 {
-	if (!rdma_entropy_port_has_knob(dev, port))
+	u64 scope = rdma_entropy_port_scope(dev, port);
+
+	if (!scope)
 		return 0;
 
-	return nla_put_u8(msg, RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY,
-			  rdma_port_entropy(dev, port));
+	if (nla_put_u8(msg, RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY,
+		       rdma_port_entropy(dev, port)) ||
+	    nla_put_u8(msg, RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY_SCOPE,
+		       rdma_entropy_nl_scope(scope)))
+		return -EMSGSIZE;
+
+	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_nl_fill_port);
 
 /**
  * rdma_entropy_nl_set_port - RDMA_NLDEV_CMD_SET of a port's policy

@@ -695,20 +695,35 @@ struct knob_case {
 	u64 kernel_cap_flags;
 	u32 core_cap_flags;
 	bool has_knob;
+	u64 scope;
 };
 
-/* The knob is on RoCE v2 ports of drivers that declare they follow it. */
+#define V2	RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP
+#define SPORT	IBK_ROCE_ENTROPY_SPORT
+#define LABEL	IBK_ROCE_ENTROPY_FLOW_LABEL
+
+/*
+ * The knob is on RoCE v2 ports of drivers that declare they follow it, in
+ * part or whole, and the scope says which part.
+ */
 static const struct knob_case knob_cases[] = {
-	{ "declared, RoCE v2", IBK_ROCE_ENTROPY,
-	  RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, true },
+	{ "declared, RoCE v2", IBK_ROCE_ENTROPY, V2, true, SPORT | LABEL },
 	{ "declared, RoCE v1 and v2", IBK_ROCE_ENTROPY | IBK_LOCAL_DMA_LKEY,
-	  RDMA_CORE_PORT_IBA_ROCE | RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, true },
-	{ "not declared, RoCE v2", IBK_LOCAL_DMA_LKEY,
-	  RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, false },
-	{ "declared, RoCE v1", IBK_ROCE_ENTROPY, RDMA_CORE_PORT_IBA_ROCE, false },
-	{ "declared, InfiniBand", IBK_ROCE_ENTROPY, RDMA_CORE_PORT_IBA_IB, false },
-	{ "declared, iWARP", IBK_ROCE_ENTROPY, RDMA_CORE_PORT_IWARP, false },
+	  RDMA_CORE_PORT_IBA_ROCE | V2, true, SPORT | LABEL },
+	{ "port only, RoCE v2", SPORT | IBK_LOCAL_DMA_LKEY, V2, true, SPORT },
+	{ "label only, RoCE v2", LABEL | IBK_LOCAL_DMA_LKEY, V2, true, LABEL },
+	{ "not declared, RoCE v2", IBK_LOCAL_DMA_LKEY, V2, false, 0 },
+	{ "declared, RoCE v1", IBK_ROCE_ENTROPY, RDMA_CORE_PORT_IBA_ROCE, false,
+	  0 },
+	{ "label only, RoCE v1", LABEL, RDMA_CORE_PORT_IBA_ROCE, false, 0 },
+	{ "declared, InfiniBand", IBK_ROCE_ENTROPY, RDMA_CORE_PORT_IBA_IB, false,
+	  0 },
+	{ "declared, iWARP", IBK_ROCE_ENTROPY, RDMA_CORE_PORT_IWARP, false, 0 },
 };
+
+#undef LABEL
+#undef SPORT
+#undef V2
 
 static void knob_desc(const struct knob_case *c, char *desc)
 {
@@ -727,6 +742,7 @@ static void roce_entropy_port_knob(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, rdma_entropy_port_has_knob(t->dev, 1),
 			c->has_knob);
+	KUNIT_EXPECT_EQ(test, rdma_entropy_port_scope(t->dev, 1), c->scope);
 }
 
 /* ---- the knob's parser ---- */

@@ -57,6 +57,33 @@ json policy_json(const nl::PortPolicy &p)
 	return nullptr;
 }
 
+// What the port's driver programs of the policy: "sport", "flow_label",
+// or both; null on a kernel that does not say.
+json scope_json(const nl::PortPolicy &p)
+{
+	if (!p.scope)
+		return nullptr;
+	json j = json::array();
+	if (*p.scope & nl::kScopeSport)
+		j.push_back("sport");
+	if (*p.scope & nl::kScopeFlowLabel)
+		j.push_back("flow_label");
+	return j;
+}
+
+// The text form: nothing when the driver programs both, as most do.
+std::string scope_text(const nl::PortPolicy &p)
+{
+	if (!p.scope || (*p.scope & (nl::kScopeSport | nl::kScopeFlowLabel)) ==
+	                    (nl::kScopeSport | nl::kScopeFlowLabel))
+		return "";
+	if (*p.scope & nl::kScopeSport)
+		return " (UDP source port only)";
+	if (*p.scope & nl::kScopeFlowLabel)
+		return " (flow label only)";
+	return " (neither port nor flow label)";
+}
+
 json default_json(std::optional<std::uint8_t> v)
 {
 	if (!v)
@@ -126,7 +153,8 @@ int show(const PolicyArgs &args, std::ostream &out)
 		r.add("device", p.dev_name,
 		      format("%-12s", (p.dev_name + "/" + std::to_string(p.port)).c_str()));
 		r.add("port", p.port, "");
-		r.add("policy", policy_json(p), policy_text(p) + "\n");
+		r.add("policy", policy_json(p), policy_text(p));
+		r.add("scope", scope_json(p), scope_text(p) + "\n");
 		rows.push_back(std::move(r));
 	}
 	if (t && !found)

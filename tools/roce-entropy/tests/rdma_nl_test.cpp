@@ -23,8 +23,8 @@ namespace
 using test::run_roce_entropy;
 
 // Values of Linux 6.12's <rdma/rdma_netlink.h>: the nldev client, its
-// commands and attributes (uAPI, fixed); the series appends 104 to 108,
-// its RFC 109.
+// commands and attributes (uAPI, fixed); the series appends 104 to 109,
+// its RFC 110.
 constexpr std::uint16_t kNldev = 5;
 constexpr std::uint16_t kCmdGet = 1, kCmdSet = 2, kCmdPortGet = 5, kCmdSysGet = 6, kCmdSysSet = 7,
                         kCmdResQpGet = 10;
@@ -115,7 +115,7 @@ TEST(RdmaNl, SysRequests)
 		EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
 		a = attrs(nlh);
 		ASSERT_EQ(a.size(), 1u);
-		EXPECT_EQ(a.at(109),
+		EXPECT_EQ(a.at(110),
 		          std::vector<std::uint8_t>{on ? std::uint8_t{1} : std::uint8_t{0}});
 	}
 
@@ -124,7 +124,7 @@ TEST(RdmaNl, SysRequests)
 	a = attrs(nlh);
 	ASSERT_EQ(a.size(), 2u);
 	EXPECT_EQ(a.at(108), std::vector<std::uint8_t>{0});
-	EXPECT_EQ(a.at(109), std::vector<std::uint8_t>{1});
+	EXPECT_EQ(a.at(110), std::vector<std::uint8_t>{1});
 
 	nlh = nl::sys_get_request(b.mem, 10);
 	EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdSysGet));
@@ -161,6 +161,13 @@ TEST(RdmaNl, ParsePort)
 	EXPECT_EQ(p.port, 1u);
 	EXPECT_EQ(p.policy, Policy::Rfc);
 	EXPECT_FALSE(p.raw);
+	EXPECT_FALSE(p.scope); // a kernel that does not say
+
+	// What the driver programs: here the flow label only.
+	mnl_attr_put_u8(nlh, 109, 2);
+	p = nl::parse_port(nlh);
+	EXPECT_EQ(p.policy, Policy::Rfc);
+	EXPECT_EQ(p.scope, 2);
 
 	// A port without the knob has no policy attribute.
 	nlh = b.reply(kCmdPortGet);
@@ -369,7 +376,7 @@ TEST(RdmaNl, ParseDevAndSysDefault)
 	mnl_attr_put_u8(nlh, 108, 0);
 	EXPECT_EQ(nl::parse_sys(nlh).policy, 0);
 	EXPECT_FALSE(nl::parse_sys(nlh).repath);
-	mnl_attr_put_u8(nlh, 109, 1);
+	mnl_attr_put_u8(nlh, 110, 1);
 	EXPECT_EQ(nl::parse_sys(nlh).repath, 1);
 	EXPECT_EQ(nl::parse_sys(nlh).policy, 0);
 }

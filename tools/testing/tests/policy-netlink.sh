@@ -131,7 +131,7 @@ raw_refused() {
 }
 
 # raw_sys_refused ATTR VALUE: RDMA_NLDEV_CMD_SYS_SET (7) of a default's
-# attribute (108 the policy, 109 re-path) holding VALUE: EINVAL (22), and
+# attribute (108 the policy, 110 re-path) holding VALUE: EINVAL (22), and
 # nothing changes.
 raw_sys_refused() {
 	local old err
@@ -177,6 +177,9 @@ read -r A0 B0 RA0 RB0 P0 R0 <<< "$FOUND"
 check "netlink shows each port's policy as its knob does" \
 	eval '[ "$(nl_policy rxea/1)" = "$(cat $KNOB_A)" ] &&
 		[ "$(nl_policy rxeb/1)" = "$(cat $KNOB_B)" ]'
+check "rxe programs port and flow label: PORT_GET's scope says both" \
+	eval '[ "$("$TOOL" policy show rxea/1 --json | jq -c ".ports[0].scope")" = \
+		"[\"sport\",\"flow_label\"]" ]'
 if params; then
 	check "netlink shows the defaults as ib_core's parameters do" \
 		eval '[ "$(nl_default)" = "$(cat $PARAM)" ] && [ "$(nl_repath)" = "$(cat $RPARAM)" ]'
@@ -253,11 +256,11 @@ check "a device registered now follows re-path on; rxea keeps off" \
 		reads $REPATH_B on && reads $REPATH_A off'
 check "a re-path setting other than off or on is refused by the tool" \
 	refused "unknown re-path setting 'yes'" "$TOOL" policy repath yes
-check "2, sent by hand, is refused (EINVAL)" raw_sys_refused 109 2
+check "2, sent by hand, is refused (EINVAL)" raw_sys_refused 110 2
 check "a re-path default sent with the netns mode in one request is refused, neither applied" \
-	raw_sys_combined_refused 109 1
+	raw_sys_combined_refused 110 1
 check "off, sent by hand, is taken" \
-	eval '[ "$(raw_nldev 7 109:B:0)" = 0 ] && [ "$(nl_repath)" = off ]'
+	eval '[ "$(raw_nldev 7 110:B:0)" = 0 ] && [ "$(nl_repath)" = off ]'
 ! params ||
 	check "the re-path parameter's writes show over netlink" \
 		eval 'echo on > $RPARAM && [ "$(nl_repath)" = on ]'

@@ -221,6 +221,7 @@ PortPolicy parse_port(const nlmsghdr *nlh)
 		if (!p.policy)
 			p.raw = *v;
 	}
+	p.scope = opt_of<std::uint8_t>(a[kAttrPortRoceEntropyScope], "RoCE v2 entropy scope");
 	return p;
 }
 

@@ -34,8 +34,13 @@ inline constexpr std::uint16_t kAttrResRoceFlowLabel = 105;
 inline constexpr std::uint16_t kAttrResRoceUdpSport = 106;
 inline constexpr std::uint16_t kAttrPortRoceEntropy = 107;
 inline constexpr std::uint16_t kSysAttrRoceEntropy = 108;
+// u8, bits of enum rdma_nl_roce_entropy_scope: what the port's driver
+// programs of the policy.
+inline constexpr std::uint16_t kAttrPortRoceEntropyScope = 109;
+inline constexpr std::uint8_t kScopeSport = 1 << 0;
+inline constexpr std::uint8_t kScopeFlowLabel = 1 << 1;
 // u8: 0 off, 1 on
-inline constexpr std::uint16_t kSysAttrRoceRepath = 109;
+inline constexpr std::uint16_t kSysAttrRoceRepath = 110;
 
 // RDMA_NLDEV_ATTR_DRIVER_DETAILS (u8) of Linux 6.12, which the system's
 // header predates too: the drivers' own QPs in a resource dump.
@@ -77,6 +82,7 @@ struct PortPolicy {
 	std::uint32_t port = 0;
 	std::optional<Policy> policy;
 	std::optional<std::uint8_t> raw; // the value, when the tool does not know it
+	std::optional<std::uint8_t> scope; // kScopeSport | kScopeFlowLabel
 };
 
 // One QP of a RES_QP_GET dump, as the kernel sent it.  The entropy is
