@@ -6,7 +6,7 @@
  * its address or an AH is created; a UD send without a flow label costs a
  * multiply and a fold.
  *
- * A connected QP's path is one 64-bit word, qp->path: the label whose fold
+ * A connected QP's path is one 32-bit word, qp->path: the label whose fold
  * is its UDP source port, whether the IPv6 header carries it, the policy
  * and the source.  modify_qp sets it, and the data path reads it once:
  * port and label always come from one state.
@@ -31,19 +31,19 @@
 #include "rxe_loc.h"
 
 /* qp->path, the path of an RC or UC QP */
-#define RXE_PATH_FL		GENMASK_ULL(19, 0)  /* folds to the UDP port */
-#define RXE_PATH_WIRE		BIT_ULL(20)	    /* in the IPv6 header too */
-#define RXE_PATH_POLICY		GENMASK_ULL(23, 22)
-#define RXE_PATH_SOURCE		GENMASK_ULL(26, 24) /* 0: no address yet */
+#define RXE_PATH_FL		GENMASK(19, 0)	/* folds to the UDP port */
+#define RXE_PATH_WIRE		BIT(20)		/* in the IPv6 header too */
+#define RXE_PATH_POLICY		GENMASK(23, 22)
+#define RXE_PATH_SOURCE		GENMASK(26, 24)	/* 0: no address yet */
 
 static_assert(RDMA_ENTROPY_NR <= 4 && RDMA_ENTROPY_SRC_NR <= 8);
 
-static u16 rxe_path_sport(u64 path)
+static u16 rxe_path_sport(u32 path)
 {
 	return rdma_flow_label_to_udp_sport(FIELD_GET(RXE_PATH_FL, path));
 }
 
-static u32 rxe_path_flow_label(u64 path)
+static u32 rxe_path_flow_label(u32 path)
 {
 	return path & RXE_PATH_WIRE ? FIELD_GET(RXE_PATH_FL, path) : 0;
 }
@@ -58,8 +58,7 @@ void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
 {
 	u32 fl = attr->grh.flow_label, rqpn = qp->attr.dest_qp_num;
 	struct rdma_entropy_state st;
-	u32 label;
-	u64 path;
+	u32 label, path;
 
 	rdma_entropy_path_state(&st, rdma_port_entropy(qp->ibqp.device,
 						       qp->attr.port_num),
@@ -75,7 +74,7 @@ void rxe_qp_set_entropy(struct rxe_qp *qp, struct rdma_ah_attr *attr)
 	/* rxe's own choice: no flow label in the IPv6 header */
 	if (st.policy != RDMA_ENTROPY_BUILTIN)
 		path |= RXE_PATH_WIRE;
-	atomic64_set(&qp->path, path);
+	atomic_set(&qp->path, path);
 }
 
 /*
@@ -118,12 +117,11 @@ u32 rxe_pkt_entropy(struct rxe_pkt_info *pkt, struct rxe_av *av, u16 *sport,
 	struct rxe_qp *qp = pkt->qp;
 	enum rdma_entropy_policy policy;
 	struct rxe_ah *ah;
-	u64 path;
-	u32 fl;
+	u32 path, fl;
 
 	if (qp_type(qp) == IB_QPT_RC || qp_type(qp) == IB_QPT_UC) {
 		/* one read: modify_qp may replace it */
-		path = atomic64_read(&qp->path);
+		path = atomic_read(&qp->path);
 		if (FIELD_GET(RXE_PATH_SOURCE, path)) {
 			policy = FIELD_GET(RXE_PATH_POLICY, path);
 			*sport = rxe_path_sport(path);
