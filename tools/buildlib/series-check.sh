@@ -93,6 +93,7 @@ uapi_agrees() {
 		static_assert(nl::kSysAttrRoceEntropy == RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY);
 		static_assert(nl::kSysAttrRoceRepath == RDMA_NLDEV_SYS_ATTR_ROCE_REPATH);
 		static_assert(nl::kAttrPortRoceEntropyScope == RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY_SCOPE);
+		static_assert(nl::kAttrPortRoceEntropyDefault == RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY_DEFAULT);
 		static_assert(nl::kScopeSport == RDMA_NL_ROCE_ENTROPY_SCOPE_SPORT);
 		static_assert(nl::kScopeFlowLabel == RDMA_NL_ROCE_ENTROPY_SCOPE_FLOW_LABEL);
 		static_assert(nl::policy_from_nl(RDMA_NL_ROCE_ENTROPY_BUILTIN) == Policy::Builtin);

@@ -151,6 +151,52 @@ int rdma_entropy_set_port(struct ib_device *dev, u32 port,
 }
 
 /**
+ * rdma_entropy_follow_default - make a port follow the default policy again
+ * @dev: the device
+ * @port: the port number; any value is safe
+ *
+ * Undoes rdma_entropy_set_port(): the port goes back to what it was when
+ * its device registered, following the default policy, the later changes
+ * of the default included, until its knob or rdma netlink sets it again.
+ * QPs, AHs and rdma_cm connections that have their address keep what they
+ * got.
+ *
+ * Return: 0, or -ENODEV when the port has no policy: an invalid port, or a
+ * device that does not follow the policy.
+ */
+int rdma_entropy_follow_default(struct ib_device *dev, u32 port)
+{
+	struct ib_port_roce *roce = rdma_entropy_port(dev, port);
+
+	if (!roce)
+		return -ENODEV;
+
+	WRITE_ONCE(roce->entropy, RDMA_ENTROPY_FOLLOW);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_follow_default);
+
+/**
+ * rdma_entropy_port_follows_default - whether a port follows the default
+ * @dev: the device
+ * @port: the port number; any value is safe
+ *
+ * What rdma netlink shows beside the port's policy: whether it is the
+ * default's, which a change of the default reaches, or the port's own.
+ *
+ * Return: true for a port that no one set since its device registered or
+ * since rdma_entropy_follow_default(), false for a port set on its own and
+ * for a port that has no policy.
+ */
+bool rdma_entropy_port_follows_default(struct ib_device *dev, u32 port)
+{
+	struct ib_port_roce *roce = rdma_entropy_port(dev, port);
+
+	return roce && READ_ONCE(roce->entropy) == RDMA_ENTROPY_FOLLOW;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_port_follows_default);
+
+/**
  * rdma_entropy_default - the policy of every port not set on its own
  *
  * Return: the policy rdma_entropy_set_default() set, builtin until then.
@@ -182,7 +228,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_set_default);
  * changes what the port sends, as rdma netlink's set does, and asks the
  * same privilege, CAP_NET_ADMIN, as net-sysfs does of a netdev's
  * attributes: the file's mode alone would let a root process that dropped
- * it through.
+ * it through.  "default" gives RDMA_ENTROPY_FOLLOW: the port follows the
+ * default again.
  */
 static int roce_entropy_store_parse(int (*parse)(const char *buf),
 				    const char *buf, size_t count)
@@ -191,6 +238,8 @@ static int roce_entropy_store_parse(int (*parse)(const char *buf),
 		return -EPERM;
 	if (memchr(buf, '\0', count))
 		return -EINVAL;
+	if (sysfs_streq(buf, "default"))
+		return RDMA_ENTROPY_FOLLOW;
 
 	return parse(buf);
 }
@@ -213,7 +262,10 @@ VISIBLE_IF_KUNIT ssize_t roce_entropy_store(struct ib_device *ibdev,
 	if (policy < 0)
 		return policy;
 
-	ret = rdma_entropy_set_port(ibdev, port_num, policy);
+	if (policy == RDMA_ENTROPY_FOLLOW)
+		ret = rdma_entropy_follow_default(ibdev, port_num);
+	else
+		ret = rdma_entropy_set_port(ibdev, port_num, policy);
 	if (ret)
 		return ret;
 

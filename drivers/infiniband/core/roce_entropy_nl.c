@@ -33,8 +33,9 @@ static u8 rdma_entropy_nl_scope(u64 scope)
  * @dev: the device
  * @port: a valid port number
  *
- * Only ports that have the roce_entropy knob have a policy to show, with
- * what their driver programs of it.
+ * Only ports that have the roce_entropy knob have a policy to show: the
+ * policy the port uses, whether it follows the default (1) or was set on
+ * its own (0), and what the port's driver programs of it.
  *
  * Return: 0, or -EMSGSIZE when @msg is full.
  */
@@ -49,7 +50,9 @@ int rdma_entropy_nl_fill_port(struct sk_buff *msg, struct ib_device *dev,
 	if (nla_put_u8(msg, RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY,
 		       rdma_port_entropy(dev, port)) ||
 	    nla_put_u8(msg, RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY_SCOPE,
-		       rdma_entropy_nl_scope(scope)))
+		       rdma_entropy_nl_scope(scope)) ||
+	    nla_put_u8(msg, RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY_DEFAULT,
+		       rdma_entropy_port_follows_default(dev, port)))
 		return -EMSGSIZE;
 
 	return 0;
@@ -59,26 +62,42 @@ EXPORT_SYMBOL_IF_KUNIT(rdma_entropy_nl_fill_port);
 /**
  * rdma_entropy_nl_set_port - RDMA_NLDEV_CMD_SET of a port's policy
  * @dev: the device of RDMA_NLDEV_ATTR_DEV_INDEX
- * @tb: the parsed attributes, RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY among them
- *      (its range checked by nldev's policy)
+ * @tb: the parsed attributes, RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY or
+ *      RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY_DEFAULT among them (their ranges
+ *      checked by nldev's policy)
  * @net: the network namespace of the request
  * @extack: the error message
  *
+ * RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY sets the port's own policy;
+ * RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY_DEFAULT, 1, makes the port follow the
+ * default again, as the knob's "default" does.  One or the other: a
+ * request with both, or with the flag 0, is refused and changes nothing.
  * As the knob, only in the device's own network namespace: in shared mode
  * another namespace sees the device but does not own its ports.
  *
- * Return: 0, or a negative errno with a message in @extack: -EINVAL for no
- * port or a port that does not exist, -EPERM from another namespace,
- * -EOPNOTSUPP for a port without a policy, -ENODEV for a device whose
- * settings went away.
+ * Return: 0, or a negative errno with a message in @extack: -EINVAL for
+ * both attributes, the flag 0, no port or a port that does not exist,
+ * -EPERM from another namespace, -EOPNOTSUPP for a port without a policy,
+ * -ENODEV for a device whose settings went away.
  */
 int rdma_entropy_nl_set_port(struct ib_device *dev, struct nlattr *tb[],
 			     const struct net *net,
 			     struct netlink_ext_ack *extack)
 {
+	struct nlattr *follow = tb[RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY_DEFAULT];
 	u32 port;
 	int ret;
 
+	if (follow && tb[RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY]) {
+		NL_SET_ERR_MSG_ATTR(extack, follow,
+				    "A port follows the default or has a RoCE v2 entropy policy of its own, not both");
+		return -EINVAL;
+	}
+	if (follow && !nla_get_u8(follow)) {
+		NL_SET_ERR_MSG_ATTR(extack, follow,
+				    "Only 1 is accepted: set a policy of the port's own instead");
+		return -EINVAL;
+	}
 	if (!tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
 		NL_SET_ERR_MSG(extack, "A RoCE v2 entropy policy needs a port index");
 		return -EINVAL;
@@ -100,8 +119,11 @@ int rdma_entropy_nl_set_port(struct ib_device *dev, struct nlattr *tb[],
 		return -EOPNOTSUPP;
 	}
 
-	ret = rdma_entropy_set_port(dev, port,
-				    nla_get_u8(tb[RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY]));
+	if (follow)
+		ret = rdma_entropy_follow_default(dev, port);
+	else
+		ret = rdma_entropy_set_port(dev, port,
+					    nla_get_u8(tb[RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY]));
 	if (ret)
 		NL_SET_ERR_MSG(extack, "The device has no RoCE v2 entropy settings");
 

@@ -665,6 +665,144 @@ static void roce_entropy_port_follows_default(struct kunit *test)
 	rdma_entropy_set_default(def);
 }
 
+struct follow_case {
+	const char *name;
+	const char *words[2];	/* written to the knob, in order; each works */
+	const char *bad;	/* then written, refused: changes nothing */
+	bool follows;		/* what rdma netlink shows then */
+	enum rdma_entropy_policy own;	/* the port's own policy otherwise */
+};
+
+/*
+ * A port set on its own returns to following the default with "default";
+ * a port that is set keeps its own policy, even one equal to the default
+ * when it was set.
+ */
+static const struct follow_case follow_cases[] = {
+	{ "never set", { }, NULL, true },
+	{ "set", { "off" }, NULL, false, RDMA_ENTROPY_OFF },
+	{ "set to the default's policy", { "rfc" }, NULL, false,
+	  RDMA_ENTROPY_RFC },
+	{ "set, then default", { "off", "default" }, NULL, true },
+	{ "newlines", { "rfc\n", "default\n" }, NULL, true },
+	{ "default, then set", { "default", "builtin" }, NULL, false,
+	  RDMA_ENTROPY_BUILTIN },
+	{ "default twice", { "default", "default" }, NULL, true },
+	{ "following, a bad word", { }, "Default", true },
+	{ "set, a bad word", { "off" }, "defaults", false, RDMA_ENTROPY_OFF },
+	{ "set, two lines", { "rfc" }, "default\nrfc", false,
+	  RDMA_ENTROPY_RFC },
+};
+
+static void follow_desc(const struct follow_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(follow, follow_cases, follow_desc);
+
+/*
+ * After the writes, the port reads the default, each new default as it is
+ * set, when rdma_entropy_port_follows_default() (what rdma netlink shows)
+ * says it follows it, and its own policy whatever the default when it
+ * says it does not.  The default is put back.
+ */
+static void roce_entropy_port_back_to_default(struct kunit *test)
+{
+	static const enum rdma_entropy_policy defaults[] = {
+		RDMA_ENTROPY_RFC, RDMA_ENTROPY_OFF, RDMA_ENTROPY_BUILTIN,
+	};
+	const struct follow_case *c = test->param_value;
+	enum rdma_entropy_policy def = rdma_entropy_default();
+	struct port_test *t = test->priv;
+	int i;
+
+	rdma_entropy_init_port(t->dev, 1);
+	KUNIT_EXPECT_TRUE(test, rdma_entropy_port_follows_default(t->dev, 1));
+	rdma_entropy_set_default(RDMA_ENTROPY_RFC);
+	for (i = 0; i < ARRAY_SIZE(c->words) && c->words[i]; i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    roce_entropy_store(t->dev, 1, NULL,
+						       c->words[i],
+						       strlen(c->words[i])),
+				    (ssize_t)strlen(c->words[i]), "%s",
+				    c->words[i]);
+	if (c->bad)
+		KUNIT_EXPECT_EQ(test,
+				roce_entropy_store(t->dev, 1, NULL, c->bad,
+						   strlen(c->bad)),
+				-EINVAL);
+
+	KUNIT_EXPECT_EQ(test, rdma_entropy_port_follows_default(t->dev, 1),
+			c->follows);
+	for (i = 0; i < ARRAY_SIZE(defaults); i++) {
+		rdma_entropy_set_default(defaults[i]);
+		KUNIT_EXPECT_EQ_MSG(test, rdma_port_entropy(t->dev, 1),
+				    c->follows ? defaults[i] : c->own,
+				    "default %s", rdma_entropy_name(defaults[i]));
+		KUNIT_EXPECT_EQ(test,
+				rdma_entropy_port_follows_default(t->dev, 1),
+				c->follows);
+	}
+	rdma_entropy_set_default(def);
+}
+
+/*
+ * rdma_entropy_follow_default() as rdma netlink calls it: it undoes a set,
+ * and a port without a policy (beyond the device's ports, not RoCE v2, or
+ * of a device that does not follow the policy) gets -ENODEV, changes
+ * nothing and never follows.  "default" asks CAP_NET_ADMIN as every word.
+ */
+static void roce_entropy_port_follow_helper(struct kunit *test)
+{
+	static const u32 bad_ports[] = { 0, 2, 255, U32_MAX };
+	struct port_test *t = test->priv;
+	struct ib_port_roce *roce = ib_port_roce(t->dev, 1);
+	const struct cred *old;
+	struct cred *cred;
+	int i;
+
+	KUNIT_EXPECT_FALSE(test, rdma_entropy_port_follows_default(t->dev, 1));
+	for (i = 0; i < ARRAY_SIZE(bad_ports); i++) {
+		KUNIT_EXPECT_EQ_MSG(test,
+				    rdma_entropy_follow_default(t->dev,
+								bad_ports[i]),
+				    -ENODEV, "port %u", bad_ports[i]);
+		KUNIT_EXPECT_FALSE_MSG(test,
+				       rdma_entropy_port_follows_default(t->dev,
+									 bad_ports[i]),
+				       "port %u", bad_ports[i]);
+	}
+
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	cap_lower(cred->cap_effective, CAP_NET_ADMIN);
+	old = override_creds(cred);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "default", 7),
+			-EPERM);
+	revert_creds(old);
+	put_cred(cred);
+	KUNIT_EXPECT_FALSE(test, rdma_entropy_port_follows_default(t->dev, 1));
+
+	t->dev->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	KUNIT_EXPECT_EQ(test, rdma_entropy_follow_default(t->dev, 1), -ENODEV);
+	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "default", 7),
+			-ENODEV);
+	KUNIT_EXPECT_FALSE(test, rdma_entropy_port_follows_default(t->dev, 1));
+	t->dev->port_data[1].immutable.core_cap_flags =
+		RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	t->dev->attrs.kernel_cap_flags = IBK_LOCAL_DMA_LKEY;
+	KUNIT_EXPECT_EQ(test, rdma_entropy_follow_default(t->dev, 1), -ENODEV);
+	KUNIT_EXPECT_FALSE(test, rdma_entropy_port_follows_default(t->dev, 1));
+	KUNIT_EXPECT_EQ(test, roce->entropy, RDMA_ENTROPY_RFC);
+
+	t->dev->attrs.kernel_cap_flags = IBK_ROCE_ENTROPY;
+	KUNIT_EXPECT_EQ(test, rdma_entropy_follow_default(t->dev, 1), 0);
+	KUNIT_EXPECT_TRUE(test, rdma_entropy_port_follows_default(t->dev, 1));
+	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1),
+			rdma_entropy_default());
+}
+
 /*
  * Without CAP_NET_ADMIN, the privilege rdma netlink's set asks, the knob
  * refuses every write, good or bad, and the port keeps its policy.
@@ -855,6 +993,8 @@ static struct kunit_case roce_entropy_port_cases[] = {
 	KUNIT_CASE(roce_entropy_port_ib),
 	KUNIT_CASE(roce_entropy_port_defaults),
 	KUNIT_CASE(roce_entropy_port_follows_default),
+	KUNIT_CASE_PARAM(roce_entropy_port_back_to_default, follow_gen_params),
+	KUNIT_CASE(roce_entropy_port_follow_helper),
 	KUNIT_CASE(roce_entropy_port_privilege),
 	{}
 };

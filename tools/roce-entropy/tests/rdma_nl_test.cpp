@@ -23,8 +23,8 @@ namespace
 using test::run_roce_entropy;
 
 // Values of Linux 6.12's <rdma/rdma_netlink.h>: the nldev client, its
-// commands and attributes (uAPI, fixed); the series appends 104 to 109,
-// its RFC 110.
+// commands and attributes (uAPI, fixed); the series appends 104 to 110,
+// its RFC 111.
 constexpr std::uint16_t kNldev = 5;
 constexpr std::uint16_t kCmdGet = 1, kCmdSet = 2, kCmdPortGet = 5, kCmdSysGet = 6, kCmdSysSet = 7,
                         kCmdResQpGet = 10;
@@ -115,7 +115,7 @@ TEST(RdmaNl, SysRequests)
 		EXPECT_EQ(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
 		a = attrs(nlh);
 		ASSERT_EQ(a.size(), 1u);
-		EXPECT_EQ(a.at(110),
+		EXPECT_EQ(a.at(111),
 		          std::vector<std::uint8_t>{on ? std::uint8_t{1} : std::uint8_t{0}});
 	}
 
@@ -124,7 +124,7 @@ TEST(RdmaNl, SysRequests)
 	a = attrs(nlh);
 	ASSERT_EQ(a.size(), 2u);
 	EXPECT_EQ(a.at(108), std::vector<std::uint8_t>{0});
-	EXPECT_EQ(a.at(110), std::vector<std::uint8_t>{1});
+	EXPECT_EQ(a.at(111), std::vector<std::uint8_t>{1});
 
 	nlh = nl::sys_get_request(b.mem, 10);
 	EXPECT_EQ(nlh->nlmsg_type, nldev_type(kCmdSysGet));
@@ -376,7 +376,7 @@ TEST(RdmaNl, ParseDevAndSysDefault)
 	mnl_attr_put_u8(nlh, 108, 0);
 	EXPECT_EQ(nl::parse_sys(nlh).policy, 0);
 	EXPECT_FALSE(nl::parse_sys(nlh).repath);
-	mnl_attr_put_u8(nlh, 110, 1);
+	mnl_attr_put_u8(nlh, 111, 1);
 	EXPECT_EQ(nl::parse_sys(nlh).repath, 1);
 	EXPECT_EQ(nl::parse_sys(nlh).policy, 0);
 }

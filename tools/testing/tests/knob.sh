@@ -16,6 +16,12 @@
 # returns 0): it succeeds, writes nothing and changes nothing; the shell's
 # "echo > knob" writes "\n", which is refused.
 #
+# "default" is no policy: it makes a port set on its own follow the
+# default policy (or re-path setting) again, as a port no one set; reading
+# then gives the policy the default names, whatever it becomes.  The same
+# rules hold for it ("default\n" is "default"; "defaults", "Default",
+# "default " are refused and change nothing).
+#
 # On every build of ours.  On Debian's kernel (dist-more) it meets what
 # only the DKMS build has, ib_core's parameters (compat/0002) and the old
 # name (compat/0003), with the opt-in line hidden (ENTROPY_DIST_OPTIN=0): it
@@ -212,6 +218,50 @@ check "write off with newline" write_ok $KNOB_A 'off\n' off
 check "write rfc" write_ok $KNOB_A rfc rfc
 check "write builtin" write_ok $KNOB_A 'builtin\n' builtin
 check "ports are independent" reads $KNOB_B builtin
+
+# set_default POLICY: the default policy, ib_core's parameter where the
+# build has it (compat/), rdma netlink otherwise.
+set_default() {
+	if [ ${#PARAMS[@]} != 0 ]; then
+		sysfs_write $PARAM "$1"
+	else
+		"$TOOL" policy default "$1"
+	fi
+}
+
+# both_read A B: rxea's knob reads A, rxeb's (never set here) B.
+both_read() {
+	echo "  rxea $(cat $KNOB_A), rxeb $(cat $KNOB_B)"
+	reads $KNOB_A "$1" && reads $KNOB_B "$2"
+}
+
+# rxeb follows the default through the checks below (a test before this
+# one may have set it).
+step write_ok $KNOB_B default builtin
+check "write rfc, then default: the port reads the default, builtin" \
+	eval 'write_ok $KNOB_A rfc rfc && write_ok $KNOB_A default builtin'
+check "it follows a new default, mix, as rxeb (never set) does" \
+	eval 'step set_default mix && both_read mix mix'
+check "and the next one, off" eval 'step set_default off && both_read off off'
+check "a port set to the default's policy (off) keeps it when the default changes" \
+	eval 'write_ok $KNOB_A off off && step set_default rfc && both_read off rfc'
+check "default with a newline: it follows the default again (rfc)" \
+	eval 'write_ok $KNOB_A "default\n" rfc && step set_default mix && both_read mix mix'
+check "default on a port that follows it already changes nothing" \
+	eval 'write_ok $KNOB_A default mix && both_read mix mix'
+step write_ok $KNOB_A rfc rfc
+for bad in defaults Default DEFAULT 'default ' ' default' 'default\n\n' \
+	'default\r\n' 'default\x00' 'def' 'default\nrfc'; do
+	check "'$(printf %.12s "$bad")' refused, rxea keeps rfc" \
+		eval 'write_refused $KNOB_A "$bad" && reads $KNOB_A rfc'
+done
+check "root without CAP_NET_ADMIN cannot write default (EPERM)" \
+	no_net_admin_refused $KNOB_A default
+check "still set on its own: a new default (off) does not reach it" \
+	eval 'step set_default off && both_read rfc off'
+check "default puts it back under the default, builtin again" \
+	eval 'step set_default builtin && write_ok $KNOB_A default builtin &&
+		both_read builtin builtin'
 step write_ok $KNOB_A mix mix
 check "unknown name refused" write_refused $KNOB_A bogus
 check "empty write returns 0 and changes nothing" write_empty $KNOB_A
@@ -290,6 +340,17 @@ check "re-path: root without CAP_NET_ADMIN refused (EPERM)" \
 check "re-path: value unchanged after refusals" reads $REPATH_A on
 check "re-path: a policy write leaves it alone" \
 	eval "write_ok $KNOB_A rfc rfc && reads $REPATH_A on && write_ok $KNOB_A builtin builtin"
+check "re-path: default makes the port follow the default again, off" \
+	eval 'reads $REPATH_A on && write_ok $REPATH_A default off'
+check "re-path: default with a newline, after on" \
+	eval 'write_ok $REPATH_A on on && write_ok $REPATH_A "default\n" off'
+step write_ok $REPATH_A on on
+for bad in defaults Default 'default ' 'default\x00'; do
+	check "re-path: '$(printf %.12s "$bad")' refused, it keeps on" \
+		eval 'write_refused $REPATH_A "$bad" && reads $REPATH_A on'
+done
+check "re-path: root without CAP_NET_ADMIN cannot write default (EPERM)" \
+	no_net_admin_refused $REPATH_A default
 check "re-path: missing port has no knob" [ ! -e /sys/class/infiniband/rxea/ports/2/roce_repath ]
 check "re-path: write to a missing port fails" write_refused \
 	/sys/class/infiniband/rxea/ports/2/roce_repath on ENOENT

@@ -7,6 +7,9 @@
 # roce_entropy and roce_repath knobs, and where the build has them
 # (compat/, the DKMS build) with ib_core's parameters, both ways; what the
 # kernel must refuse it refuses with its message, and nothing changes.
+# A port set on its own returns to following the default
+# (RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY_DEFAULT, through iproute2's rdma
+# and by hand), and PORT_GET says which ports follow it.
 # Some refusals are requests the tool cannot make, values outside the
 # range, sent by hand.
 #
@@ -18,6 +21,14 @@ requires() {
 	_have_knob
 }
 . "$entropy_repo/tools/testing/lib.sh"
+
+# The series' rdma netlink attributes, for the requests sent by hand: the
+# values of roce-entropy's lib/nl/rdma_nl.h, which the series check
+# compiles against the patched uAPI header.
+NL_PORT=107	# RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY
+NL_SYS=108	# RDMA_NLDEV_SYS_ATTR_ROCE_ENTROPY
+NL_FOLLOW=110	# RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY_DEFAULT
+NL_REPATH=111	# RDMA_NLDEV_SYS_ATTR_ROCE_REPATH (the RFC series)
 
 KNOB_A=/sys/class/infiniband/rxea/ports/1/roce_entropy
 KNOB_B=/sys/class/infiniband/rxeb/ports/1/roce_entropy
@@ -112,12 +123,12 @@ PY
 }
 
 # raw_set_port DEV PORT VALUE: RDMA_NLDEV_CMD_SET (2) of DEV_INDEX (1),
-# PORT_INDEX (3) and the port policy attribute (107) holding VALUE.
+# PORT_INDEX (3) and the port policy attribute ($NL_PORT) holding VALUE.
 raw_set_port() {
 	local index
 
 	index=$(rdma -j dev show "$1" | jq '.[0].ifindex')
-	raw_nldev 2 "1:I:$index" "3:I:$2" "107:B:$3"
+	raw_nldev 2 "1:I:$index" "3:I:$2" "$NL_PORT:B:$3"
 }
 
 # raw_refused VALUE: the kernel answers EINVAL (22) and nothing changes.
@@ -131,7 +142,7 @@ raw_refused() {
 }
 
 # raw_sys_refused ATTR VALUE: RDMA_NLDEV_CMD_SYS_SET (7) of a default's
-# attribute (108 the policy, 110 re-path) holding VALUE: EINVAL (22), and
+# attribute ($NL_SYS the policy, $NL_REPATH re-path) holding VALUE: EINVAL (22), and
 # nothing changes.
 raw_sys_refused() {
 	local old err
@@ -168,9 +179,71 @@ raw_sys_combined_refused() {
 	[ "$err" = 22 ] && [ "$(snapshot)" = "$old" ] && [ "$(netns_mode)" = "$mode" ]
 }
 
+# rdma_link_from DEV/PORT: where iproute2's rdma (tools/iproute2) says the
+# port's policy comes from, "default" or "port", from PORT_GET's
+# RDMA_NLDEV_ATTR_PORT_ROCE_ENTROPY_DEFAULT.
+rdma_link_from() {
+	"$RDMA_SERIES" -j link show "$1" | jq -r 'first(.. | objects | ."roce-entropy-from"? // empty)'
+}
+
+# raw_port_set DEV PORT TYPE:FMT:VALUE...: RDMA_NLDEV_CMD_SET (2) of
+# DEV_INDEX (1) and PORT_INDEX (3) with these attributes; prints the errno.
+raw_port_set() {
+	local index
+
+	index=$(rdma -j dev show "$1" | jq '.[0].ifindex')
+	raw_nldev 2 "1:I:$index" "3:I:$2" "${@:3}"
+}
+
+# raw_follow_refused PORT TYPE:FMT:VALUE...: that SET of rxea's PORT is
+# refused with EINVAL (22), and nothing changes: no policy, and rxea/1
+# still set on its own.
+raw_follow_refused() {
+	local old err
+
+	old=$(snapshot)
+	err=$(raw_port_set rxea "$@") || return 1
+	echo "  errno $err, rxea/1 from $(rdma_link_from rxea/1)"
+	[ "$err" = 22 ] && [ "$(snapshot)" = "$old" ] &&
+		[ "$(rdma_link_from rxea/1)" = port ]
+}
+
+# follows DEV/PORT POLICY: the port reads POLICY (its knob, netlink and
+# rdma) and rdma says it comes from the default, which is POLICY.
+follows() {
+	local knob=/sys/class/infiniband/${1%/*}/ports/${1#*/}/roce_entropy
+
+	echo "  $1: knob $(cat "$knob"), netlink $(nl_policy "$1"), from $(rdma_link_from "$1"), default $(nl_default)"
+	reads "$knob" "$2" && [ "$(nl_policy "$1")" = "$2" ] &&
+		[ "$(rdma_link_from "$1")" = default ] && [ "$(nl_default)" = "$2" ]
+}
+
+# pinned DEV/PORT POLICY: the port reads POLICY, set on its own.
+pinned() {
+	local knob=/sys/class/infiniband/${1%/*}/ports/${1#*/}/roce_entropy
+
+	echo "  $1: knob $(cat "$knob"), netlink $(nl_policy "$1"), from $(rdma_link_from "$1"), default $(nl_default)"
+	reads "$knob" "$2" && [ "$(nl_policy "$1")" = "$2" ] &&
+		[ "$(rdma_link_from "$1")" = port ]
+}
+
+# every_policy_has_from: in rdma -j link show, each port that has a policy
+# (rxea/1 and rxeb/1 at least) says where it comes from, default or port.
+every_policy_has_from() {
+	local ports
+
+	ports=$("$RDMA_SERIES" -j link show |
+		jq -c '.[] | select(has("roce-entropy")) | [.ifname, .port, ."roce-entropy", ."roce-entropy-from"]')
+	sed 's/^/  /' <<< "$ports"
+	[ "$(echo "$ports" | grep -c '^\["rxe[ab]",1,')" = 2 ] &&
+		! echo "$ports" | grep -qv ',"\(default\|port\)"\]$'
+}
+
 # as found: restored at the end (the dist run's ports start at the opt-in
-# line's policy)
+# line's policy), and whether each port followed the default
 FOUND=$(snapshot)
+FROM_A0=$(rdma_link_from rxea/1)
+FROM_B0=$(rdma_link_from rxeb/1)
 # shellcheck disable=SC2034 # read in the eval'd checks
 read -r A0 B0 RA0 RB0 P0 R0 <<< "$FOUND"
 
@@ -236,9 +309,9 @@ check "a device registered now follows mix (knob and netlink)" \
 		reads $KNOB_B mix && [ "$(nl_policy rxeb/1)" = mix ]'
 check "a default outside the policies is refused by the tool" \
 	refused "unknown policy 'bogus'" "$TOOL" policy default bogus
-check "a default outside the enum, sent by hand, is refused (EINVAL)" raw_sys_refused 108 4
+check "a default outside the enum, sent by hand, is refused (EINVAL)" raw_sys_refused $NL_SYS 4
 check "a default sent with the netns mode in one request is refused (EINVAL), neither applied" \
-	raw_sys_combined_refused 108 2
+	raw_sys_combined_refused $NL_SYS 2
 ! params ||
 	check "the parameter's writes show over netlink" \
 		eval 'echo rfc > $PARAM && [ "$(nl_default)" = rfc ]'
@@ -256,11 +329,11 @@ check "a device registered now follows re-path on; rxea keeps off" \
 		reads $REPATH_B on && reads $REPATH_A off'
 check "a re-path setting other than off or on is refused by the tool" \
 	refused "unknown re-path setting 'yes'" "$TOOL" policy repath yes
-check "2, sent by hand, is refused (EINVAL)" raw_sys_refused 110 2
+check "2, sent by hand, is refused (EINVAL)" raw_sys_refused $NL_REPATH 2
 check "a re-path default sent with the netns mode in one request is refused, neither applied" \
-	raw_sys_combined_refused 110 1
+	raw_sys_combined_refused $NL_REPATH 1
 check "off, sent by hand, is taken" \
-	eval '[ "$(raw_nldev 7 110:B:0)" = 0 ] && [ "$(nl_repath)" = off ]'
+	eval '[ "$(raw_nldev 7 $NL_REPATH:B:0)" = 0 ] && [ "$(nl_repath)" = off ]'
 ! params ||
 	check "the re-path parameter's writes show over netlink" \
 		eval 'echo on > $RPARAM && [ "$(nl_repath)" = on ]'
@@ -297,8 +370,42 @@ check "rdma system set with an unknown policy is refused, nothing changes" \
 	refused "Unknown RoCE v2 entropy policy 'fast'" \
 	"$RDMA_SERIES" system set roce-entropy fast
 
-check "put back as found: $FOUND" \
+# A port's return to the default: rxea/1 was set above, rxeb/1 was made
+# again and never set since.  The default is off (rdma system set above).
+check "rdma link show: rxea/1, set on its own, from port; rxeb/1 from default" \
+	eval 'pinned rxea/1 mix && follows rxeb/1 off'
+check "PORT_GET has the flag beside the policy of every port: rdma -j link show" \
+	every_policy_has_from
+check "rdma link set rxea/1 roce-entropy default: it follows the default, off" \
+	eval 'step "$RDMA_SERIES" link set rxea/1 roce-entropy default && follows rxea/1 off'
+check "it follows a new default, rfc, as rxeb/1 does" \
+	eval 'step "$TOOL" policy default rfc && follows rxea/1 rfc && follows rxeb/1 rfc'
+check "set to the default's policy (rfc), it is set on its own and keeps rfc under mix" \
+	eval 'step "$RDMA_SERIES" link set rxea/1 roce-entropy rfc && pinned rxea/1 rfc &&
+		step "$TOOL" policy default mix && pinned rxea/1 rfc && follows rxeb/1 mix'
+check "the knob's default shows over netlink: rxea/1 from default, mix" \
+	eval 'echo default > $KNOB_A && follows rxea/1 mix'
+step "$RDMA_SERIES" link set rxea/1 roce-entropy off
+check "the flag with a policy in one request, sent by hand, is refused (EINVAL)" \
+	raw_follow_refused 1 $NL_PORT:B:2 $NL_FOLLOW:B:1
+check "the flag 0, sent by hand, is refused (EINVAL)" raw_follow_refused 1 $NL_FOLLOW:B:0
+check "the flag 2, sent by hand, is refused (EINVAL)" raw_follow_refused 1 $NL_FOLLOW:B:2
+check "the flag for a port that does not exist, sent by hand, is refused (EINVAL)" \
+	raw_follow_refused 2 $NL_FOLLOW:B:1
+check "root without CAP_NET_ADMIN cannot make a port follow the default (EPERM)" \
+	refused "Operation not permitted" \
+	capsh --drop=cap_net_admin -- -c '"$0" link set rxea/1 roce-entropy default' "$RDMA_SERIES"
+check "rxea/1 is still set on its own: off" pinned rxea/1 off
+check "rdma link set of a port that does not exist with default is refused" \
+	refused "Wrong device name" "$RDMA_SERIES" link set rxea/2 roce-entropy default
+check "the flag 1 alone, sent by hand, is taken: rxea/1 follows mix" \
+	eval '[ "$(raw_port_set rxea 1 $NL_FOLLOW:B:1)" = 0 ] && follows rxea/1 mix'
+
+check "put back as found: $FOUND, rxea/1 from $FROM_A0, rxeb/1 from $FROM_B0" \
 	eval 'step "$TOOL" policy default "$P0" && step "$TOOL" policy repath "$R0" &&
 		step "$TOOL" policy set rxea/1 "$A0" && step "$TOOL" policy set rxeb/1 "$B0" &&
-		echo "$RA0" > $REPATH_A && echo "$RB0" > $REPATH_B && [ "$(snapshot)" = "$FOUND" ]'
+		{ [ "$FROM_A0" != default ] || step "$RDMA_SERIES" link set rxea/1 roce-entropy default; } &&
+		{ [ "$FROM_B0" != default ] || step "$RDMA_SERIES" link set rxeb/1 roce-entropy default; } &&
+		echo "$RA0" > $REPATH_A && echo "$RB0" > $REPATH_B && [ "$(snapshot)" = "$FOUND" ] &&
+		[ "$(rdma_link_from rxea/1)" = "$FROM_A0" ] && [ "$(rdma_link_from rxeb/1)" = "$FROM_B0" ]'
 done_testing

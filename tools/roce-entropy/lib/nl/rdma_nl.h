@@ -39,8 +39,11 @@ inline constexpr std::uint16_t kSysAttrRoceEntropy = 108;
 inline constexpr std::uint16_t kAttrPortRoceEntropyScope = 109;
 inline constexpr std::uint8_t kScopeSport = 1 << 0;
 inline constexpr std::uint8_t kScopeFlowLabel = 1 << 1;
+// u8: in a port's message, 1 when it follows the default, 0 when set on
+// its own; 1 in a SET makes it follow the default again
+inline constexpr std::uint16_t kAttrPortRoceEntropyDefault = 110;
 // u8: 0 off, 1 on
-inline constexpr std::uint16_t kSysAttrRoceRepath = 110;
+inline constexpr std::uint16_t kSysAttrRoceRepath = 111;
 
 // RDMA_NLDEV_ATTR_DRIVER_DETAILS (u8) of Linux 6.12, which the system's
 // header predates too: the drivers' own QPs in a resource dump.
