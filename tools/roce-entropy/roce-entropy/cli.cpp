@@ -153,7 +153,9 @@ CLI::App *add_policy(CLI::App &app, PolicyArgs &a)
 	show->add_flag("--json", a.json, "print JSON");
 	auto *set = cmd->add_subcommand("set", "set a port's policy");
 	set->add_option("port", a.target, "the port")->type_name("DEV/PORT")->required();
-	set->add_option("policy", a.policy, "off, rfc, mix or builtin")->required();
+	set->add_option("policy", a.policy,
+	                "off, rfc, mix or builtin; default: follow the default again")
+	    ->required();
 	set->add_flag("--json", a.json, "print what was set as JSON");
 	auto *def = cmd->add_subcommand(
 	    "default", "show or set the policy devices start with when they register");

@@ -154,7 +154,9 @@ int show(const PolicyArgs &args, std::ostream &out)
 		      format("%-12s", (p.dev_name + "/" + std::to_string(p.port)).c_str()));
 		r.add("port", p.port, "");
 		r.add("policy", policy_json(p), policy_text(p));
-		r.add("scope", scope_json(p), scope_text(p) + "\n");
+		r.add("scope", scope_json(p), scope_text(p));
+		r.add("follows_default", p.follows ? json(*p.follows) : json(nullptr),
+		      p.follows && *p.follows ? " (the default's)\n" : "\n");
 		rows.push_back(std::move(r));
 	}
 	if (t && !found)
@@ -172,7 +174,10 @@ int show(const PolicyArgs &args, std::ostream &out)
 int set(const PolicyArgs &args, std::ostream &out)
 {
 	const Target t = target_arg(args.target, true);
-	const Policy policy = policy_arg(args.policy);
+	// "default": the port follows the default again
+	std::optional<Policy> policy;
+	if (args.policy != "default")
+		policy = policy_arg(args.policy);
 	nl::Socket sock;
 	need_series(sock);
 	std::optional<std::uint32_t> index;
@@ -185,7 +190,7 @@ int set(const PolicyArgs &args, std::ostream &out)
 	if (args.json)
 		out << json{{"device", t.dev},
 		            {"port", *t.port},
-		            {"policy", std::string(policy_name(policy))}}
+		            {"policy", policy ? std::string(policy_name(*policy)) : "default"}}
 		           .dump()
 		    << '\n';
 	return kExitOk;

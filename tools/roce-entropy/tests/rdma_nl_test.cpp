@@ -97,6 +97,14 @@ TEST(RdmaNl, PortSetRequest)
 	EXPECT_EQ(a.at(kDevIndex), u32_bytes(3));
 	EXPECT_EQ(a.at(kPortIndex), u32_bytes(1));
 	EXPECT_EQ(a.at(107), std::vector<std::uint8_t>{2});
+
+	// Back to the default: the flag, 1, and no policy.
+	nlh = nl::port_set_request(b.mem, 8, 3, 1, std::nullopt);
+	const auto d = attrs(nlh);
+	ASSERT_EQ(d.size(), 3u);
+	EXPECT_EQ(d.at(kPortIndex), u32_bytes(1));
+	EXPECT_EQ(d.at(110), std::vector<std::uint8_t>{1});
+	EXPECT_FALSE(d.contains(107));
 }
 
 TEST(RdmaNl, SysRequests)
@@ -168,6 +176,17 @@ TEST(RdmaNl, ParsePort)
 	p = nl::parse_port(nlh);
 	EXPECT_EQ(p.policy, Policy::Rfc);
 	EXPECT_EQ(p.scope, 2);
+	EXPECT_FALSE(p.follows); // a kernel that does not say
+
+	// Whether it follows the default: 1 yes, 0 set on its own.
+	mnl_attr_put_u8(nlh, 110, 1);
+	EXPECT_EQ(nl::parse_port(nlh).follows, true);
+	nlh = b.reply(kCmdPortGet);
+	mnl_attr_put_u32(nlh, kDevIndex, 4);
+	mnl_attr_put_u32(nlh, kPortIndex, 1);
+	mnl_attr_put_u8(nlh, 107, 2);
+	mnl_attr_put_u8(nlh, 110, 0);
+	EXPECT_EQ(nl::parse_port(nlh).follows, false);
 
 	// A port without the knob has no policy attribute.
 	nlh = b.reply(kCmdPortGet);

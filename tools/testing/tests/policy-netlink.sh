@@ -385,6 +385,14 @@ check "set to the default's policy (rfc), it is set on its own and keeps rfc und
 		step "$TOOL" policy default mix && pinned rxea/1 rfc && follows rxeb/1 mix'
 check "the knob's default shows over netlink: rxea/1 from default, mix" \
 	eval 'echo default > $KNOB_A && follows rxea/1 mix'
+check "roce-entropy policy show says so too: follows_default true, rxea/1 mix" \
+	eval '[ "$("$TOOL" policy show rxea/1 --json |
+		jq -c ".ports[0] | [.policy, .follows_default]")" = "[\"mix\",true]" ]'
+check "roce-entropy policy set rxea/1 off: set on its own, follows_default false" \
+	eval 'step "$TOOL" policy set rxea/1 off && pinned rxea/1 off &&
+		[ "$("$TOOL" policy show rxea/1 --json | jq .ports[0].follows_default)" = false ]'
+check "roce-entropy policy set rxea/1 default: it follows the default, mix" \
+	eval 'step "$TOOL" policy set rxea/1 default && follows rxea/1 mix'
 step "$RDMA_SERIES" link set rxea/1 roce-entropy off
 check "the flag with a policy in one request, sent by hand, is refused (EINVAL)" \
 	raw_follow_refused 1 $NL_PORT:B:2 $NL_FOLLOW:B:1

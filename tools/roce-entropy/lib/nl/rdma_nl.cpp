@@ -29,6 +29,7 @@ nlmsghdr *request(std::span<std::byte> buf, std::uint32_t seq, int op, std::uint
 // wins.  Every type read here is below the table's size.
 using Attrs = std::array<const nlattr *, 128>;
 static_assert(kSysAttrRoceRepath < std::tuple_size_v<Attrs>);
+static_assert(kAttrPortRoceEntropyDefault < std::tuple_size_v<Attrs>);
 
 int collect(const nlattr *attr, void *data)
 {
@@ -162,12 +163,15 @@ nlmsghdr *port_dump_request(std::span<std::byte> buf, std::uint32_t seq, std::ui
 }
 
 nlmsghdr *port_set_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index,
-                           std::uint32_t port, Policy policy)
+                           std::uint32_t port, std::optional<Policy> policy)
 {
 	nlmsghdr *nlh = request(buf, seq, RDMA_NLDEV_CMD_SET, NLM_F_ACK);
 	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
 	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port);
-	mnl_attr_put_u8(nlh, kAttrPortRoceEntropy, policy_to_nl(policy));
+	if (policy)
+		mnl_attr_put_u8(nlh, kAttrPortRoceEntropy, policy_to_nl(*policy));
+	else
+		mnl_attr_put_u8(nlh, kAttrPortRoceEntropyDefault, 1);
 	return nlh;
 }
 
@@ -222,6 +226,9 @@ PortPolicy parse_port(const nlmsghdr *nlh)
 			p.raw = *v;
 	}
 	p.scope = opt_of<std::uint8_t>(a[kAttrPortRoceEntropyScope], "RoCE v2 entropy scope");
+	if (const auto v = opt_of<std::uint8_t>(a[kAttrPortRoceEntropyDefault],
+	                                        "RoCE v2 entropy default flag"))
+		p.follows = *v != 0;
 	return p;
 }
 
@@ -399,7 +406,7 @@ SysDefaults Socket::sys_defaults()
 	return v;
 }
 
-void Socket::set_port(std::uint32_t dev_index, std::uint32_t port, Policy policy)
+void Socket::set_port(std::uint32_t dev_index, std::uint32_t port, std::optional<Policy> policy)
 {
 	std::vector<std::byte> req(buffer_size());
 	transact(port_set_request(req, ++seq_, dev_index, port, policy), [](const nlmsghdr *) {});

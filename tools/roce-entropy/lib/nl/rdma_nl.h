@@ -86,6 +86,7 @@ struct PortPolicy {
 	std::optional<Policy> policy;
 	std::optional<std::uint8_t> raw; // the value, when the tool does not know it
 	std::optional<std::uint8_t> scope; // kScopeSport | kScopeFlowLabel
+	std::optional<bool> follows;       // follows the default, or set on its own
 };
 
 // One QP of a RES_QP_GET dump, as the kernel sent it.  The entropy is
@@ -133,8 +134,9 @@ std::size_t buffer_size();
 // each returns the message.  The kernel dumps the ports of one device.
 nlmsghdr *dev_dump_request(std::span<std::byte> buf, std::uint32_t seq);
 nlmsghdr *port_dump_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index);
+// A port's policy; nullopt: the port follows the default again.
 nlmsghdr *port_set_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index,
-                           std::uint32_t port, Policy policy);
+                           std::uint32_t port, std::optional<Policy> policy);
 // Every QP of one device; with DETAILS, the driver's own QPs too (rdma's -dd).
 nlmsghdr *qp_dump_request(std::span<std::byte> buf, std::uint32_t seq, std::uint32_t dev_index,
                           bool details);
@@ -174,7 +176,7 @@ public:
 	std::vector<ResQp> qps();
 	SysDefaults sys_defaults();
 	// Throw NlError with the kernel's errno and message when it refuses.
-	void set_port(std::uint32_t dev_index, std::uint32_t port, Policy policy);
+	void set_port(std::uint32_t dev_index, std::uint32_t port, std::optional<Policy> policy);
 	void set_sys(std::optional<Policy> policy, std::optional<bool> repath);
 
 private:
