@@ -122,13 +122,10 @@ print(-struct.unpack_from("=i", reply, 16)[0])
 PY
 }
 
-# raw_set_port DEV PORT VALUE: RDMA_NLDEV_CMD_SET (2) of DEV_INDEX (1),
-# PORT_INDEX (3) and the port policy attribute ($NL_PORT) holding VALUE.
+# raw_set_port DEV PORT VALUE: raw_port_set (below) of the port policy
+# attribute ($NL_PORT) holding VALUE.
 raw_set_port() {
-	local index
-
-	index=$(rdma -j dev show "$1" | jq '.[0].ifindex')
-	raw_nldev 2 "1:I:$index" "3:I:$2" "$NL_PORT:B:$3"
+	raw_port_set "$1" "$2" "$NL_PORT:B:$3"
 }
 
 # raw_refused VALUE: the kernel answers EINVAL (22) and nothing changes.
