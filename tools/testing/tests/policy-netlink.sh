@@ -250,6 +250,9 @@ check "netlink shows each port's policy as its knob does" \
 check "rxe programs port and flow label: PORT_GET's scope says both" \
 	eval '[ "$("$TOOL" policy show rxea/1 --json | jq -c ".ports[0].scope")" = \
 		"[\"sport\",\"flow_label\"]" ]'
+check "... and iproute2's rdma link show says so: roce-entropy-scope sport,flow-label" \
+	eval '[ "$("$RDMA_SERIES" -j link show rxea/1 |
+		jq -r "first(.. | objects | .\"roce-entropy-scope\"? // empty)")" = sport,flow-label ]'
 if params; then
 	check "netlink shows the defaults as ib_core's parameters do" \
 		eval '[ "$(nl_default)" = "$(cat $PARAM)" ] && [ "$(nl_repath)" = "$(cat $RPARAM)" ]'
