@@ -84,7 +84,7 @@ struct PortPolicy {
 	std::string dev_name;
 	std::uint32_t port = 0;
 	std::optional<Policy> policy;
-	std::optional<std::uint8_t> raw; // the value, when the tool does not know it
+	std::optional<std::uint8_t> raw;   // the value, when the tool does not know it
 	std::optional<std::uint8_t> scope; // kScopeSport | kScopeFlowLabel
 	std::optional<bool> follows;       // follows the default, or set on its own
 };
