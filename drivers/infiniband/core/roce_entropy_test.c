@@ -747,6 +747,24 @@ static void roce_entropy_port_back_to_default(struct kunit *test)
 	rdma_entropy_set_default(def);
 }
 
+/* A write to port 1's knob by a task without CAP_NET_ADMIN. */
+static ssize_t store_without_net_admin(struct kunit *test,
+				       struct ib_device *dev, const char *buf)
+{
+	const struct cred *old;
+	struct cred *cred;
+	ssize_t ret;
+
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	cap_lower(cred->cap_effective, CAP_NET_ADMIN);
+	old = override_creds(cred);
+	ret = roce_entropy_store(dev, 1, NULL, buf, strlen(buf));
+	revert_creds(old);
+	put_cred(cred);
+	return ret;
+}
+
 /*
  * rdma_entropy_follow_default() as rdma netlink calls it: it undoes a set,
  * and a port without a policy (beyond the device's ports, not RoCE v2, or
@@ -758,8 +776,6 @@ static void roce_entropy_port_follow_helper(struct kunit *test)
 	static const u32 bad_ports[] = { 0, 2, 255, U32_MAX };
 	struct port_test *t = test->priv;
 	struct ib_port_roce *roce = ib_port_roce(t->dev, 1);
-	const struct cred *old;
-	struct cred *cred;
 	int i;
 
 	KUNIT_EXPECT_FALSE(test, rdma_entropy_port_follows_default(t->dev, 1));
@@ -774,14 +790,8 @@ static void roce_entropy_port_follow_helper(struct kunit *test)
 				       "port %u", bad_ports[i]);
 	}
 
-	cred = prepare_creds();
-	KUNIT_ASSERT_NOT_NULL(test, cred);
-	cap_lower(cred->cap_effective, CAP_NET_ADMIN);
-	old = override_creds(cred);
-	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "default", 7),
+	KUNIT_EXPECT_EQ(test, store_without_net_admin(test, t->dev, "default"),
 			-EPERM);
-	revert_creds(old);
-	put_cred(cred);
 	KUNIT_EXPECT_FALSE(test, rdma_entropy_port_follows_default(t->dev, 1));
 
 	t->dev->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IBA_IB;
@@ -810,20 +820,12 @@ static void roce_entropy_port_follow_helper(struct kunit *test)
 static void roce_entropy_port_privilege(struct kunit *test)
 {
 	struct port_test *t = test->priv;
-	const struct cred *old;
-	struct cred *cred;
 
 	KUNIT_ASSERT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "rfc", 3), 3);
-	cred = prepare_creds();
-	KUNIT_ASSERT_NOT_NULL(test, cred);
-	cap_lower(cred->cap_effective, CAP_NET_ADMIN);
-	old = override_creds(cred);
-	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "off", 3),
+	KUNIT_EXPECT_EQ(test, store_without_net_admin(test, t->dev, "off"),
 			-EPERM);
-	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "max", 3),
+	KUNIT_EXPECT_EQ(test, store_without_net_admin(test, t->dev, "max"),
 			-EPERM);
-	revert_creds(old);
-	put_cred(cred);
 	KUNIT_EXPECT_EQ(test, rdma_port_entropy(t->dev, 1), RDMA_ENTROPY_RFC);
 	KUNIT_EXPECT_EQ(test, roce_entropy_store(t->dev, 1, NULL, "off", 3), 3);
 }
